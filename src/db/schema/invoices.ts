@@ -1,0 +1,145 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { bool, id, timestamps } from './columns.ts';
+import { clients } from './clients.ts';
+import { projects } from './projects.ts';
+import { teamMembers } from './workspace.ts';
+
+export const invoiceStatuses = ['draft', 'sending', 'sent', 'paid', 'void'] as const;
+
+export const invoices = sqliteTable(
+  'invoices',
+  {
+    id: id(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id),
+    creatorId: text('creator_id')
+      .notNull()
+      .references(() => teamMembers.id),
+    number: text('number').notNull(),
+    status: text('status', { enum: invoiceStatuses }).notNull().default('draft'),
+    currency: text('currency').notNull(),
+    /** `YYYY-MM-DD`. */
+    issueDate: text('issue_date').notNull(),
+    dueDate: text('due_date').notNull(),
+    dueDatePeriod: integer('due_date_period'),
+    interval: text('interval'),
+    notes: text('notes').notNull().default(''),
+    subtotalMinor: integer('subtotal_minor').notNull(),
+    taxMinor: integer('tax_minor').notNull(),
+    totalMinor: integer('total_minor').notNull(),
+    includeHoursByPerson: bool('include_hours_by_person').notNull().default(false),
+    includeHoursByTask: bool('include_hours_by_task').notNull().default(false),
+    includeTimeEntries: bool('include_time_entries').notNull().default(false),
+    sendAutomatedReminderEmail: bool('send_automated_reminder_email').notNull().default(false),
+    includePaymentLink: bool('include_payment_link').notNull().default(false),
+    paymentProvider: text('payment_provider'),
+    displayTaskName: bool('display_task_name').notNull().default(true),
+    displayPersonName: bool('display_person_name').notNull().default(true),
+    displayDate: bool('display_date').notNull().default(true),
+    displayNote: bool('display_note').notNull().default(true),
+    displayProjectName: bool('display_project_name').notNull().default(true),
+    sendEmail: bool('send_email').notNull().default(false),
+    emailSubject: text('email_subject'),
+    emailMessage: text('email_message'),
+    attachPdf: bool('attach_pdf').notNull().default(false),
+    sendMeACopy: bool('send_me_a_copy').notNull().default(false),
+    /** Unguessable token of the public invoice page (`/invoices/<token>`). */
+    publicToken: text('public_token').notNull(),
+    sentAt: text('sent_at'),
+    paidAt: text('paid_at'),
+    voidedAt: text('voided_at'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('invoices_number_idx').on(t.number),
+    uniqueIndex('invoices_token_idx').on(t.publicToken),
+    index('invoices_client_idx').on(t.clientId, t.issueDate),
+    index('invoices_status_idx').on(t.status, t.dueDate),
+    index('invoices_created_idx').on(t.createdAt, t.id),
+    index('invoices_updated_idx').on(t.updatedAt),
+  ],
+);
+
+export const invoiceProjects = sqliteTable(
+  'invoice_projects',
+  {
+    invoiceId: text('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.projectId] })],
+);
+
+export const invoiceLines = sqliteTable(
+  'invoice_lines',
+  {
+    id: id(),
+    invoiceId: text('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    kind: text('kind', { enum: ['time_entry', 'service'] }).notNull(),
+    position: integer('position').notNull(),
+    timeEntryId: text('time_entry_id'),
+    projectId: text('project_id'),
+    taskId: text('task_id'),
+    userId: text('user_id'),
+    notes: text('notes').notNull().default(''),
+    /** Time lines: billed seconds and rate per hour in minor units. */
+    seconds: integer('seconds'),
+    hourlyRateMinor: integer('hourly_rate_minor'),
+    /** Service lines: quantity in thousandths (1.5 → 1500) and unit amount in minor units. */
+    quantityMilli: integer('quantity_milli'),
+    unitAmountMinor: integer('unit_amount_minor'),
+    file: text('file'),
+    amountMinor: integer('amount_minor').notNull(),
+  },
+  (t) => [index('invoice_lines_invoice_idx').on(t.invoiceId, t.position), index('invoice_lines_entry_idx').on(t.timeEntryId)],
+);
+
+export const invoiceTaxes = sqliteTable(
+  'invoice_taxes',
+  {
+    id: id(),
+    invoiceId: text('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    /** The percentage as given, kept as decimal text to avoid float drift (e.g. `"7.25"`). */
+    percentage: text('percentage').notNull(),
+    notes: text('notes').notNull().default(''),
+    selected: bool('selected').notNull(),
+    /** Zero when not selected. */
+    amountMinor: integer('amount_minor').notNull(),
+  },
+  (t) => [index('invoice_taxes_invoice_idx').on(t.invoiceId, t.position)],
+);
+
+export const invoiceRecipients = sqliteTable(
+  'invoice_recipients',
+  {
+    invoiceId: text('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    recipientId: text('recipient_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.recipientId] })],
+);
+
+/** Reminders sent for unpaid invoices; one row per invoice and reminder date, so each is sent once. */
+export const invoiceReminders = sqliteTable(
+  'invoice_reminders',
+  {
+    invoiceId: text('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    remindOn: text('remind_on').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.invoiceId, t.remindOn] })],
+);
+

@@ -1,0 +1,94 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { bool, id, timestamps } from './columns.ts';
+import { clients } from './clients.ts';
+import { checklistItems, projects, tasks } from './projects.ts';
+import { teamMembers } from './workspace.ts';
+
+export const timeEntryStatuses = ['pending_approval', 'unbilled', 'non_billable', 'billed', 'rejected'] as const;
+
+export const timeEntries = sqliteTable(
+  'time_entries',
+  {
+    id: id(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => teamMembers.id),
+    /** `YYYY-MM-DD`, the user's local date. */
+    recordedOn: text('recorded_on').notNull(),
+    /** The duration as sent, in seconds. */
+    enteredSeconds: integer('entered_seconds').notNull(),
+    /** The duration after the project's rounding; this is what is reported and billed. */
+    seconds: integer('seconds').notNull(),
+    notes: text('notes').notNull().default(''),
+    /** JSON text of the free-form metadata object, or null. */
+    metadata: text('metadata'),
+    status: text('status', { enum: timeEntryStatuses }).notNull(),
+    isOverride: bool('is_override').notNull().default(false),
+    invoiceId: text('invoice_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('time_entries_user_day_idx').on(t.userId, t.recordedOn),
+    index('time_entries_project_day_idx').on(t.projectId, t.recordedOn),
+    index('time_entries_status_idx').on(t.status),
+    index('time_entries_invoice_idx').on(t.invoiceId),
+    index('time_entries_created_idx').on(t.createdAt, t.id),
+    index('time_entries_updated_idx').on(t.updatedAt),
+  ],
+);
+
+export const timeEntryChecklistItems = sqliteTable(
+  'time_entry_checklist_items',
+  {
+    timeEntryId: text('time_entry_id')
+      .notNull()
+      .references(() => timeEntries.id, { onDelete: 'cascade' }),
+    checklistItemId: text('checklist_item_id')
+      .notNull()
+      .references(() => checklistItems.id),
+    isCompleted: bool('is_completed').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.timeEntryId, t.checklistItemId] })],
+);
+
+/** Every autolock override: who created a locked-period entry, which entry, when. */
+export const timeEntryOverrides = sqliteTable(
+  'time_entry_overrides',
+  {
+    id: id(),
+    /** Not a foreign key: the log outlives a deleted entry. */
+    timeEntryId: text('time_entry_id').notNull(),
+    actorId: text('actor_id')
+      .notNull()
+      .references(() => teamMembers.id),
+    /** What was done under the override: `create`, `update` or `delete`. */
+    action: text('action').notNull(),
+    /** The local date from which the entry's period was locked. */
+    lockedSince: text('locked_since').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [index('time_entry_overrides_created_idx').on(t.createdAt, t.id)],
+);
+
+/** One row per project and week for which the weekly approval digest was sent, so it is sent once. */
+export const approvalDigests = sqliteTable(
+  'approval_digests',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    /** The local date of the scheduled send, `YYYY-MM-DD`. */
+    sentFor: text('sent_for').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.sentFor] })],
+);

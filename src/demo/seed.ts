@@ -1,0 +1,10 @@
+import type { WorkspaceHandle } from '../workspaces/handle.ts';
+import { seedTeamAndClients } from './team-and-clients.ts';
+
+/**
+ * Sample data for the `demo` workspace, one seeder per resource. Each seeder adds its data only
+ * when it is not there yet, so an older demo workspace gains what newer versions add.
+ */
+export function seedDemo(handle: WorkspaceHandle, now: Date): void {
+  seedTeamAndClients(handle, now);
+}

@@ -1,0 +1,105 @@
+import { z } from 'zod';
+
+/**
+ * Field schemas shared by every resource, so each rule is written once and both doors (REST and
+ * tRPC) and the command line accept exactly the same values.
+ */
+
+export const uuid = z.uuid({ message: 'must be a UUID' });
+
+/** Trims, checks and lower-cases the domain part (the local part is kept as given). */
+export function normalizeEmail(value: string): string {
+  const trimmed = value.trim();
+  const at = trimmed.lastIndexOf('@');
+  return at < 0 ? trimmed : trimmed.slice(0, at) + '@' + trimmed.slice(at + 1).toLowerCase();
+}
+
+export const email = z
+  .string({ message: 'must be an e-mail address' })
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ message: 'must be a valid e-mail address' }))
+  .transform(normalizeEmail);
+
+const zoneCache = new Map<string, string | null>();
+/** ICU's zone names by lower-case spelling, to fix the case of `europe/berlin`. */
+const zonesByLowerCase = new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
+
+/**
+ * The IANA name of a time zone as the caller spelled it (case fixed), or null. Aliases such as
+ * `Asia/Kolkata` and `UTC` are kept as given rather than replaced by ICU's older canonical names;
+ * offsets such as `+02:00` are not zones.
+ */
+export function canonicalTimeZone(value: string): string | null {
+  const cached = zoneCache.get(value);
+  if (cached !== undefined) return cached;
+  let result: string | null = null;
+  if (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(value)) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: value });
+      result = zonesByLowerCase.get(value.toLowerCase()) ?? value;
+    } catch {
+      result = null;
+    }
+  }
+  if (zoneCache.size < 1000) zoneCache.set(value, result);
+  return result;
+}
+
+export const timeZone = z
+  .string({ message: 'must be a time zone name' })
+  .trim()
+  .transform((value, ctx) => {
+    const zone = canonicalTimeZone(value);
+    if (!zone) {
+      ctx.addIssue({ code: 'custom', message: `"${value}" is not an IANA time zone (e.g. Europe/Berlin)` });
+      return z.NEVER;
+    }
+    return zone;
+  });
+
+const currencies = new Set(Intl.supportedValuesOf('currency'));
+
+export const currency = z
+  .string({ message: 'must be a currency code' })
+  .trim()
+  .toUpperCase()
+  .refine((c) => currencies.has(c), { message: 'must be an ISO 4217 currency code such as USD or EUR' });
+
+export const isCurrency = (code: string) => currencies.has(code);
+
+/** `YYYY-MM-DD` that names a real calendar day. */
+export function isCalendarDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/**
+ * A date in `YYYY-MM-DD` or `MM/DD/YYYY`, returned as `YYYY-MM-DD`. Impossible dates (02/30/2026)
+ * are rejected.
+ */
+export const flexibleDate = z.string({ message: 'must be a date' }).transform((value, ctx) => {
+  const v = value.trim();
+  const us = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(v);
+  const iso = us ? `${us[3]}-${us[1]}-${us[2]}` : v;
+  if (!isCalendarDate(iso)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a real date as YYYY-MM-DD or MM/DD/YYYY' });
+    return z.NEVER;
+  }
+  return iso;
+});
+
+/** An ISO 8601 date-time, for `updated_since`; normalised to UTC with milliseconds. */
+export const dateTime = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
+  .transform((v) => new Date(v).toISOString());
+
+export const nonEmptyText = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);

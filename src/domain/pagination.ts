@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { invalidField } from '../errors.ts';
+
+/**
+ * Keyset pagination for the tRPC list procedures: rows are ordered by (created_at, id) and the
+ * cursor is the last row's pair, encoded opaquely. Stable under inserts, no OFFSET scans.
+ */
+export const cursorInput = {
+  cursor: z.string().max(200).optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+};
+
+export interface CursorPosition {
+  createdAt: string;
+  id: string;
+}
+
+export function decodeCursor(cursor: string | undefined): CursorPosition | null {
+  if (!cursor) return null;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(parsed) && parsed.length === 2 && parsed.every((p) => typeof p === 'string')) {
+      return { createdAt: parsed[0] as string, id: parsed[1] as string };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw invalidField('cursor', 'is not a cursor returned by this list');
+}
+
+export function encodeCursor(row: CursorPosition): string {
+  return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString('base64url');
+}
+
+/** Given `limit + 1` rows, the page and the cursor of the next page (null on the last page). */
+export function pageOf<T extends CursorPosition>(rows: T[], limit: number): { items: T[]; next_cursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { cursorInput } from '../pagination.ts';
+import { dateTime, email, nonEmptyText, timeZone, uuid } from '../fields.ts';
+
+export const teamMemberRecord = z.object({
+  id: z.string(),
+  email: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  time_zone: z.string(),
+  profile_image_url: z.string(),
+  active: z.boolean(),
+  organization_role: z.string(),
+});
+export type TeamMemberRecord = z.infer<typeof teamMemberRecord>;
+
+export const paginationRecord = z.object({
+  total_records: z.number().int(),
+  total_pages: z.number().int(),
+  current_page: z.number().int(),
+  page_size: z.number().int(),
+});
+
+/** Page numbers as the REST query gives them (strings) and as tRPC gives them (numbers). */
+const pageInt = (name: string) =>
+  z.union([z.number(), z.string().trim().regex(/^\d+$/, `${name} must be a whole number`).transform(Number)]).pipe(
+    z.number().int(`${name} must be a whole number`),
+  );
+
+export const listPageInput = z.object({
+  page_number: pageInt('page_number').pipe(z.number().min(1, 'page_number starts at 1')).optional(),
+  page_size: pageInt('page_size').pipe(z.number().min(1, 'page_size must be 1 to 100').max(100, 'page_size must be 1 to 100')).optional(),
+});
+
+export const listPageOutput = z.object({ team_members: z.array(teamMemberRecord), pagination: paginationRecord });
+
+export const listInput = z.object({ ...cursorInput, updated_since: dateTime.optional(), active: z.boolean().optional() });
+export const listOutput = z.object({ items: z.array(teamMemberRecord), next_cursor: z.string().nullable() });
+
+export const updateInput = z.object({
+  team_member_id: z.string(),
+  email: email.optional(),
+  first_name: nonEmptyText(100).optional(),
+  last_name: nonEmptyText(100).optional(),
+  time_zone: timeZone.optional(),
+  organization_role: z.string().min(1, 'must not be empty').max(100).optional(),
+  active: z.boolean({ message: 'must be true or false' }).optional(),
+});
+export const updateOutput = z.object({ team_member: teamMemberRecord });
+
+export const createInput = z.object({
+  email,
+  first_name: nonEmptyText(100),
+  last_name: nonEmptyText(100),
+  time_zone: timeZone.optional(),
+  organization_role: z.string().min(1).max(100).default('Member'),
+});
+
+export const getInput = z.object({ team_member_id: uuid });

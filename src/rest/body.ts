@@ -1,0 +1,42 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { AppError } from '../errors.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+const hasBody = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+const isJson = (req: { headers: import('node:http').IncomingHttpHeaders }) => JSON_TYPE.test(req.headers['content-type'] ?? '');
+
+/** Bodies must be JSON (415 otherwise), at most 1 MiB (413), and parse (400). */
+export const jsonBody: RequestHandler[] = [
+  (req: Request, _res: Response, next: NextFunction) => {
+    if (hasBody(req) && !isJson(req)) {
+      next(new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json'));
+      return;
+    }
+    next();
+  },
+  express.json({ limit: MAX_BODY_BYTES, type: isJson, strict: true }),
+];
+
+/** body-parser's failures in the envelope's vocabulary. */
+export function bodyParserError(err: unknown): AppError | null {
+  if (typeof err !== 'object' || err === null || !('type' in err)) return null;
+  switch ((err as { type: unknown }).type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_json', 'invalid_json', 'The request body is not valid JSON (it must be a JSON object)');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'payload_too_large', 'The request body is larger than 1 MiB');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be UTF-8 JSON');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new AppError('invalid_json', 'invalid_json', 'The request body was incomplete');
+    default:
+      return null;
+  }
+}

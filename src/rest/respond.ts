@@ -1,0 +1,25 @@
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.ts';
+import { toAppError } from '../trpc/errors.ts';
+import { bodyParserError } from './body.ts';
+
+/** Writes any error as the one envelope of DESIGN.md §4; unknown errors are logged once, hidden. */
+export function sendError(res: Response, err: unknown, logger: Logger, requestId: string): void {
+  const parsed = bodyParserError(err);
+  const { error, internal } = parsed ? { error: parsed, internal: false } : toAppError(err);
+  if (internal) logger.error({ err, request_id: requestId }, 'unhandled error');
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  if (error.kind === 'rate_limited' && typeof error.extra?.retry_after === 'number') {
+    res.setHeader('Retry-After', String(error.extra.retry_after));
+  }
+  if (error.kind === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {
+    res.setHeader('Allow', (error.extra.allow as string[]).join(', '));
+  }
+  res.status(error.status).json(error.toBody());
+}
+
+export { AppError };

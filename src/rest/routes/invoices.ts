@@ -1,0 +1,3 @@
+import { defineRoutes } from '../types.ts';
+
+export const invoicesRoutes = defineRoutes([]);

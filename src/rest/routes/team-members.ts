@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { defineRoutes } from '../types.ts';
+
+/** Query strings are strings: parsed here, checked for range by the procedure's schema. */
+const pageQuery = z.object({ page_number: z.string().optional(), page_size: z.string().optional() });
+
+export const teamMemberRoutes = defineRoutes([
+  {
+    endpoint: 16,
+    operationId: 'listTeamMembersV2',
+    summary: 'List team members',
+    tag: 'Team members',
+    method: 'GET',
+    version: 'v2',
+    path: '/team-members',
+    status: 200,
+    procedure: 'teamMembers.listPage',
+    query: pageQuery,
+    requireJsonAccept: true,
+  },
+  {
+    endpoint: 17,
+    operationId: 'listTeamMembersV1',
+    summary: 'List team members',
+    tag: 'Team members',
+    method: 'GET',
+    version: 'v1',
+    path: '/team_members',
+    status: 200,
+    procedure: 'teamMembers.listPage',
+    query: pageQuery,
+    requireJsonAccept: true,
+  },
+  {
+    endpoint: 18,
+    operationId: 'updateTeamMemberV1',
+    summary: 'Update a team member',
+    tag: 'Team members',
+    method: 'PATCH',
+    version: 'v1',
+    path: '/team_members/{team_member_id}',
+    status: 200,
+    procedure: 'teamMembers.update',
+    requireJsonAccept: true,
+  },
+]);

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import cors from 'cors';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { jobs } from './jobs/index.ts';
+import { startJobs } from './jobs/runner.ts';
+import { createLogger } from './logger.ts';
+import { REST_PREFIX, restRouter } from './rest/adapter.ts';
+import { MAX_BODY_BYTES } from './rest/body.ts';
+import { sendError } from './rest/respond.ts';
+import { restRoutes } from './rest/routes/index.ts';
+import { contextFor, type AppServices } from './trpc/context.ts';
+import { toAppError } from './trpc/errors.ts';
+import { appRouter } from './trpc/router.ts';
+import { subdomainFromHost } from './workspaces/host.ts';
+import { WorkspaceRegistry } from './workspaces/registry.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+export function createServices(config: Config, opts: { clock?: Clock; logger?: Logger } = {}): AppServices {
+  return {
+    config,
+    registry: new WorkspaceRegistry({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous }),
+    clock: opts.clock ?? systemClock,
+    logger: opts.logger ?? createLogger(config.logLevel),
+    notifyOutbox: () => {},
+  };
+}
+
+/** One line per request: method, path, status, ms, workspace, request id. Never headers or bodies. */
+function requestLog(services: AppServices) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      services.logger.info(
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+          workspace: subdomainFromHost(req.headers.host, services.config.baseDomain),
+          request_id: requestId,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+export function createApp(services: AppServices): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(requestLog(services));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
+  app.use(
+    '/trpc',
+    cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }),
+    createExpressMiddleware({
+      router: appRouter,
+      maxBodySize: MAX_BODY_BYTES,
+      createContext: ({ req, res }) => contextFor(services, req, String(res.getHeader('x-request-id') ?? ''), subdomainOf),
+      onError: ({ error, ctx }) => {
+        if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
+      },
+    }),
+  );
+
+  app.use(REST_PREFIX, restRouter(services, restRoutes));
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).json({ error: `Nothing is served at ${req.method} ${req.path}`, code: 'not_found' });
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    sendError(res, err, services.logger, String(res.getHeader('x-request-id') ?? ''));
+  });
+  return app;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close: () => Promise<void>;
+}
+
+/**
+ * Listens, starts the background jobs, and returns a close that stops accepting, lets requests in
+ * flight finish, stops the jobs and closes every workspace file cleanly.
+ */
+export async function startServer(services: AppServices, opts: { port?: number; host?: string; jobs?: boolean } = {}): Promise<RunningServer> {
+  const app = createApp(services);
+  const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
+  if (running) services.notifyOutbox = () => running.kick('outbox');
+  const port = opts.port ?? services.config.port;
+  const host = opts.host ?? services.config.host;
+  const server = await new Promise<Server>((resolveListen, reject) => {
+    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
+  });
+  const address = server.address();
+  const url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          server.closeIdleConnections();
+        });
+        await running?.stop();
+        services.registry.closeAll();
+      })()),
+  };
+}

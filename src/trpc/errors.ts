@@ -1,0 +1,33 @@
+import { TRPCError } from '@trpc/server';
+import { AppError, validationError, type SchemaIssue } from '../errors.ts';
+
+const hasIssues = (value: unknown): value is { issues: readonly SchemaIssue[] } =>
+  typeof value === 'object' && value !== null && Array.isArray((value as { issues?: unknown }).issues);
+
+/** tRPC's own failures (before any procedure ran) in the product's vocabulary. */
+const trpcOwn: Partial<Record<TRPCError['code'], () => AppError>> = {
+  PARSE_ERROR: () => new AppError('invalid_json', 'invalid_json', 'The request body is not valid JSON'),
+  NOT_FOUND: () => new AppError('not_found', 'procedure_not_found', 'No such procedure'),
+  METHOD_NOT_SUPPORTED: () => new AppError('method_not_allowed', 'method_not_allowed', 'Use GET for queries and POST for mutations'),
+  PAYLOAD_TOO_LARGE: () => new AppError('payload_too_large', 'payload_too_large', 'The request body is larger than 1 MiB'),
+  UNSUPPORTED_MEDIA_TYPE: () => new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be JSON'),
+};
+
+/**
+ * Every error, whatever threw it, as the one domain error type. Anything not understood is an
+ * internal error whose message never reaches the caller; `internal` is true for those so the
+ * caller logs them once.
+ */
+export function toAppError(err: unknown): { error: AppError; internal: boolean } {
+  if (err instanceof AppError) return { error: err, internal: false };
+  if (err instanceof TRPCError) {
+    if (err.cause instanceof AppError) return { error: err.cause, internal: false };
+    if (hasIssues(err.cause)) return { error: validationError(err.cause.issues), internal: false };
+    const own = trpcOwn[err.code];
+    if (own) return { error: own(), internal: false };
+    if (err.code === 'BAD_REQUEST') {
+      return { error: new AppError('unprocessable', 'validation_failed', err.message), internal: false };
+    }
+  }
+  return { error: new AppError('internal', 'internal_error', 'Something went wrong on our side; the request was not applied'), internal: true };
+}

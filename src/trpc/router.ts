@@ -1,0 +1,30 @@
+import type { AnyProcedure } from '@trpc/server';
+import { clientsRouter } from './routers/clients.ts';
+import { invoicesRouter } from './routers/invoices.ts';
+import { projectsRouter } from './routers/projects.ts';
+import { recipientsRouter } from './routers/recipients.ts';
+import { tasksRouter } from './routers/tasks.ts';
+import { teamMembersRouter } from './routers/team-members.ts';
+import { timeEntriesRouter } from './routers/time-entries.ts';
+import { createCallerFactory, router } from './init.ts';
+
+export const appRouter = router({
+  teamMembers: teamMembersRouter,
+  clients: clientsRouter,
+  recipients: recipientsRouter,
+  projects: projectsRouter,
+  tasks: tasksRouter,
+  timeEntries: timeEntriesRouter,
+  invoices: invoicesRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = createCallerFactory(appRouter);
+
+/** Every procedure's dotted path, e.g. `timeEntries.create`; REST rows name procedures by it. */
+type PathsOf<R, Prefix extends string = ''> = {
+  [K in keyof R & string]: R[K] extends AnyProcedure ? `${Prefix}${K}` : PathsOf<R[K], `${Prefix}${K}.`>;
+}[keyof R & string];
+
+export type ProcedurePath = PathsOf<AppRouter['_def']['record']>;

@@ -1,0 +1,61 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { schema, type Database } from '../db/index.ts';
+import { applyMigrations } from './migrate.ts';
+
+export interface OpenOptions {
+  synchronous: 'FULL' | 'NORMAL';
+}
+
+/** One open workspace file: the raw connection (for pragmas and benchmarks) and its drizzle view. */
+export class WorkspaceHandle {
+  readonly sqlite: BetterSqlite3.Database;
+  readonly db: Database;
+  /** Requests currently using this handle; the registry never closes a handle in use. */
+  users = 0;
+  private readonly cache = new Map<unknown, unknown>();
+
+  constructor(
+    readonly subdomain: string,
+    readonly file: string,
+    opts: OpenOptions,
+  ) {
+    this.sqlite = new BetterSqlite3(file, { fileMustExist: false });
+    try {
+      this.sqlite.pragma('journal_mode = WAL');
+      this.sqlite.pragma('foreign_keys = ON');
+      this.sqlite.pragma('busy_timeout = 5000');
+      this.sqlite.pragma(`synchronous = ${opts.synchronous}`);
+      this.db = drizzle(this.sqlite, { schema });
+      applyMigrations(this.db);
+    } catch (err) {
+      this.sqlite.close();
+      throw err;
+    }
+  }
+
+  /**
+   * A value built once per open file, e.g. a set of prepared statements. Keyed by the builder
+   * function itself, so each module's statements are prepared on first use and reused after.
+   */
+  memo<T>(build: (db: Database) => T): T {
+    let value = this.cache.get(build) as T | undefined;
+    if (value === undefined) {
+      value = build(this.db);
+      this.cache.set(build, value);
+    }
+    return value;
+  }
+
+  close(): void {
+    this.cache.clear();
+    if (this.sqlite.open) {
+      // Fold the WAL back into the main file so a closed workspace is one self-contained file.
+      try {
+        this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        this.sqlite.close();
+      }
+    }
+  }
+}

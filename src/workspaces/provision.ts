@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { count } from 'drizzle-orm';
+import { roles, teamMembers, workspace } from '../db/schema/index.ts';
+import { BUILT_IN_ROLES } from '../domain/roles.ts';
+import { createTeamMember } from '../domain/team-members/members.ts';
+import type { TeamMemberRecord } from '../domain/team-members/schemas.ts';
+import { AppError } from '../errors.ts';
+import { isValidSubdomain } from './host.ts';
+import { createApiKey } from './keys.ts';
+import type { WorkspaceRegistry } from './registry.ts';
+
+export interface NewWorkspace {
+  subdomain: string;
+  name?: string;
+  timeZone: string;
+  owner: { email: string; firstName: string; lastName: string };
+}
+
+export interface ProvisionedWorkspace {
+  subdomain: string;
+  apiKey: string;
+  keyId: string;
+  owner: TeamMemberRecord;
+}
+
+/**
+ * Creates a workspace file with its row, the built-in roles, its Owner and a first API key. If any
+ * step fails the file is removed, so a workspace either exists whole or not at all.
+ */
+export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorkspace, now: Date): ProvisionedWorkspace {
+  if (!isValidSubdomain(input.subdomain)) {
+    throw new AppError(
+      'unprocessable',
+      'invalid_subdomain',
+      `"${input.subdomain}" is not a valid subdomain: use 1-63 lower-case letters, digits and inner hyphens`,
+    );
+  }
+  if (registry.exists(input.subdomain)) {
+    throw new AppError('conflict', 'workspace_exists', `The workspace ${input.subdomain} already exists`);
+  }
+  const handle = registry.create(input.subdomain);
+  try {
+    return handle.db.transaction((tx) => {
+      const at = now.toISOString();
+      tx.insert(workspace)
+        .values({ id: randomUUID(), subdomain: input.subdomain, name: input.name ?? input.subdomain, timeZone: input.timeZone, createdAt: at, updatedAt: at })
+        .run();
+      tx.insert(roles)
+        .values(BUILT_IN_ROLES.map((name) => ({ name, createdAt: at })))
+        .run();
+      const owner = createTeamMember(
+        tx,
+        { email: input.owner.email, first_name: input.owner.firstName, last_name: input.owner.lastName, organization_role: 'Owner', time_zone: input.timeZone },
+        { timeZone: input.timeZone },
+        now,
+      );
+      const key = createApiKey(tx, { label: 'owner', now });
+      return { subdomain: input.subdomain, apiKey: key.apiKey, keyId: key.id, owner };
+    });
+  } catch (err) {
+    registry.discard(input.subdomain);
+    throw err;
+  }
+}
+
+/** A summary of one workspace for `workspace list`. */
+export function describeWorkspace(registry: WorkspaceRegistry, subdomain: string) {
+  const handle = registry.get(subdomain);
+  if (!handle) return null;
+  const row = handle.db.select().from(workspace).get();
+  const members = handle.db.select({ n: count() }).from(teamMembers).get()?.n ?? 0;
+  if (!row) return null;
+  return { subdomain, id: row.id, name: row.name, time_zone: row.timeZone, team_members: members, created_at: row.createdAt };
+}

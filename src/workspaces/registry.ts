@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { WorkspaceHandle, type OpenOptions } from './handle.ts';
+import { isValidSubdomain } from './host.ts';
+
+export interface RegistryOptions extends OpenOptions {
+  dataDir: string;
+  /** How many workspace files may stay open at once (handles in use may exceed it briefly). */
+  maxOpen?: number;
+}
+
+/**
+ * Opens workspace files on demand and keeps the most recently used ones open (an LRU with a
+ * bound). A handle that a request is using is never closed under it: eviction skips busy handles.
+ */
+export class WorkspaceRegistry {
+  private readonly open = new Map<string, WorkspaceHandle>();
+  private readonly maxOpen: number;
+
+  constructor(private readonly opts: RegistryOptions) {
+    this.maxOpen = opts.maxOpen ?? 64;
+    mkdirSync(opts.dataDir, { recursive: true });
+  }
+
+  get dataDir(): string {
+    return this.opts.dataDir;
+  }
+
+  fileFor(subdomain: string): string {
+    if (!isValidSubdomain(subdomain)) throw new Error(`invalid workspace label: ${subdomain}`);
+    return join(this.opts.dataDir, `${subdomain}.sqlite`);
+  }
+
+  exists(subdomain: string): boolean {
+    return isValidSubdomain(subdomain) && (this.open.has(subdomain) || existsSync(this.fileFor(subdomain)));
+  }
+
+  /** Every workspace on disk, sorted. */
+  list(): string[] {
+    return readdirSync(this.opts.dataDir)
+      .filter((f) => f.endsWith('.sqlite'))
+      .map((f) => f.slice(0, -'.sqlite'.length))
+      .filter(isValidSubdomain)
+      .sort();
+  }
+
+  /** The open handle of an existing workspace, or null when there is none. Marks it used. */
+  get(subdomain: string): WorkspaceHandle | null {
+    if (!isValidSubdomain(subdomain)) return null;
+    const cached = this.open.get(subdomain);
+    if (cached) {
+      this.open.delete(subdomain);
+      this.open.set(subdomain, cached);
+      return cached;
+    }
+    const file = this.fileFor(subdomain);
+    if (!existsSync(file)) return null;
+    return this.add(new WorkspaceHandle(subdomain, file, this.opts));
+  }
+
+  /** Creates the workspace file (migrated, empty). The caller seeds its first rows. */
+  create(subdomain: string): WorkspaceHandle {
+    if (this.exists(subdomain)) throw new Error(`workspace ${subdomain} already exists`);
+    return this.add(new WorkspaceHandle(subdomain, this.fileFor(subdomain), this.opts));
+  }
+
+  /** Marks a handle busy for the duration of `fn` (sync or async), so eviction leaves it open. */
+  async using<T>(handle: WorkspaceHandle, fn: () => Promise<T> | T): Promise<T> {
+    handle.users++;
+    try {
+      return await fn();
+    } finally {
+      handle.users--;
+      this.evict();
+    }
+  }
+
+  /** Closes and deletes a workspace file (used to undo a creation that failed part-way). */
+  discard(subdomain: string): void {
+    const handle = this.open.get(subdomain);
+    handle?.close();
+    this.open.delete(subdomain);
+    removeWorkspaceFiles(this.fileFor(subdomain));
+  }
+
+  closeAll(): void {
+    for (const handle of this.open.values()) handle.close();
+    this.open.clear();
+  }
+
+  private add(handle: WorkspaceHandle): WorkspaceHandle {
+    this.open.set(handle.subdomain, handle);
+    this.evict(handle);
+    return handle;
+  }
+
+  /** Closes least recently used idle handles until the bound holds; `keep` was just handed out. */
+  private evict(keep?: WorkspaceHandle): void {
+    if (this.open.size <= this.maxOpen) return;
+    for (const [subdomain, handle] of this.open) {
+      if (this.open.size <= this.maxOpen) break;
+      if (handle.users > 0 || handle === keep) continue;
+      this.open.delete(subdomain);
+      handle.close();
+    }
+  }
+}
+
+const removeWorkspaceFiles = (file: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+};
