@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/index.ts';
+import { outbox } from '../db/schema/index.ts';
+
+export interface OutgoingMail {
+  /** `invoice`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`. */
+  kind: string;
+  to: { address: string; name?: string | null };
+  replyTo?: string | null;
+  subject: string;
+  text: string;
+  html?: string | null;
+  invoiceId?: string | null;
+  attachInvoicePdf?: boolean;
+}
+
+/**
+ * Queues an e-mail in the same transaction as the change that causes it; nothing is sent here.
+ * After the commit the caller wakes the worker (`ctx.notifyOutbox()`), which delivers it.
+ */
+export function enqueueMail(tx: Db, mail: OutgoingMail, now: Date, domain = 'hourbook.local'): string {
+  const id = randomUUID();
+  const at = now.toISOString();
+  tx.insert(outbox)
+    .values({
+      id,
+      kind: mail.kind,
+      invoiceId: mail.invoiceId ?? null,
+      toAddress: mail.to.address,
+      toName: mail.to.name ?? null,
+      replyTo: mail.replyTo ?? null,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html ?? null,
+      attachInvoicePdf: mail.attachInvoicePdf ?? false,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: at,
+      claimedAt: null,
+      lastError: null,
+      messageId: `<${id}@${domain}>`,
+      sentAt: null,
+      createdAt: at,
+    })
+    .run();
+  return id;
+}
