@@ -198,14 +198,18 @@ CREATE TABLE `time_entry_checklist_items` (
 CREATE TABLE `time_entry_overrides` (
 	`id` text PRIMARY KEY NOT NULL,
 	`time_entry_id` text NOT NULL,
+	`project_id` text NOT NULL,
+	`recorded_on` text NOT NULL,
 	`actor_id` text NOT NULL,
 	`action` text NOT NULL,
 	`locked_since` text NOT NULL,
 	`created_at` text NOT NULL,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE no action,
 	FOREIGN KEY (`actor_id`) REFERENCES `team_members`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
 CREATE INDEX `time_entry_overrides_created_idx` ON `time_entry_overrides` (`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `time_entry_overrides_project_idx` ON `time_entry_overrides` (`project_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE TABLE `invoice_lines` (
 	`id` text PRIMARY KEY NOT NULL,
 	`invoice_id` text NOT NULL,

@@ -67,6 +67,12 @@ export const timeEntryOverrides = sqliteTable(
     id: id(),
     /** Not a foreign key: the log outlives a deleted entry. */
     timeEntryId: text('time_entry_id').notNull(),
+    /** Copied from the entry, so the log can be read per project after the entry is deleted. */
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id),
+    /** The entry's date at the time of the override (for a moved entry, the locked one). */
+    recordedOn: text('recorded_on').notNull(),
     actorId: text('actor_id')
       .notNull()
       .references(() => teamMembers.id),
@@ -76,7 +82,10 @@ export const timeEntryOverrides = sqliteTable(
     lockedSince: text('locked_since').notNull(),
     createdAt: text('created_at').notNull(),
   },
-  (t) => [index('time_entry_overrides_created_idx').on(t.createdAt, t.id)],
+  (t) => [
+    index('time_entry_overrides_created_idx').on(t.createdAt, t.id),
+    index('time_entry_overrides_project_idx').on(t.projectId, t.createdAt, t.id),
+  ],
 );
 
 /** One row per project and week for which the weekly approval digest was sent, so it is sent once. */
