@@ -1,5 +1,6 @@
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { seedTeamAndClients } from './team-and-clients.ts';
+import { seedRecipients } from './recipients.ts';
 
 /**
  * Sample data for the `demo` workspace, one seeder per resource. Each seeder adds its data only
@@ -7,4 +8,5 @@ import { seedTeamAndClients } from './team-and-clients.ts';
  */
 export function seedDemo(handle: WorkspaceHandle, now: Date): void {
   seedTeamAndClients(handle, now);
+  seedRecipients(handle, now);
 }

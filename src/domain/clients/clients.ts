@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { eq, like } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, like, ne, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '../../db/index.ts';
+import type { Database, Db } from '../../db/index.ts';
 import { clients } from '../../db/schema/index.ts';
-import { notFound } from '../../errors.ts';
-import type { ClientRecord, createClientInput } from './schemas.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { decodeCursor, pageOf } from '../pagination.ts';
+import type { ClientRecord, createClientInput, listInput, updateInput, updateStatusInput } from './schemas.ts';
 
 export type ClientRow = typeof clients.$inferSelect;
 
@@ -77,4 +78,92 @@ export function createClient(db: Db, input: z.output<typeof createClientInput>, 
   };
   db.insert(clients).values(row).run();
   return row;
+}
+
+/**
+ * Endpoint 14: only the given fields change. The identifier stays as it was when the name changes,
+ * because project identifiers already carry it. A body that names no known field changes nothing,
+ * not even `updated_at`.
+ */
+export function updateClient(db: Database, input: z.output<typeof updateInput>, now: Date): ClientRow {
+  return db.transaction((tx) => {
+    const current = getClientRow(tx, input.client_id);
+    const c = input.client;
+    const fullAddress = c.address_attributes?.full_address;
+    const changes: Partial<ClientRow> = {
+      ...(c.name !== undefined && { name: c.name }),
+      ...(c.secondary_name !== undefined && { secondaryName: c.secondary_name }),
+      ...(c.internal_notes !== undefined && { internalNotes: c.internal_notes }),
+      ...(c.currency !== undefined && { currency: c.currency }),
+      ...(c.default_invoice_due_in_days !== undefined && { defaultInvoiceDueInDays: c.default_invoice_due_in_days }),
+      ...(c.status !== undefined && { status: c.status }),
+      ...(fullAddress !== undefined && { fullAddress }),
+    };
+    if (Object.keys(changes).length === 0) return current;
+    const next = { ...current, ...changes, updatedAt: now.toISOString() };
+    tx.update(clients).set(next).where(eq(clients.id, current.id)).run();
+    return next;
+  });
+}
+
+const MISSING_IDS_IN_MESSAGE = 5;
+
+/**
+ * Endpoint 15: every id must be a client of this workspace, else nothing changes and the 404 names
+ * the missing ids. Clients already in the requested status are left untouched (`updated_at` too).
+ */
+export function updateClientStatus(db: Database, input: z.output<typeof updateStatusInput>, now: Date): void {
+  const ids = [...new Set(input.client_ids)];
+  db.transaction((tx) => {
+    const found = new Set(
+      tx
+        .select({ id: clients.id })
+        .from(clients)
+        .where(inArray(clients.id, ids))
+        .all()
+        .map((r) => r.id),
+    );
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      const shown = missing.slice(0, MISSING_IDS_IN_MESSAGE).join(', ');
+      const more = missing.length > MISSING_IDS_IN_MESSAGE ? ` and ${missing.length - MISSING_IDS_IN_MESSAGE} more` : '';
+      throw new AppError(
+        'not_found',
+        'client_not_found',
+        `No client with id ${shown}${more} in this workspace; no client was changed`,
+        { extra: { missing_ids: missing } },
+      );
+    }
+    tx.update(clients)
+      .set({ status: input.status, updatedAt: now.toISOString() })
+      .where(and(inArray(clients.id, ids), ne(clients.status, input.status)))
+      .run();
+  });
+}
+
+/** `%`, `_` and the escape character itself match literally in a search. */
+const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+/** The tRPC listing: keyset pages by creation, filtered by status, name and change time. */
+export function listClients(db: Db, input: z.output<typeof listInput>, organizationId: string) {
+  const after = decodeCursor(input.cursor);
+  const rows = db
+    .select()
+    .from(clients)
+    .where(
+      and(
+        input.status ? eq(clients.status, input.status) : undefined,
+        // SQLite's LIKE ignores case for ASCII letters only.
+        input.search ? sql`${clients.name} LIKE ${likePattern(input.search)} ESCAPE '\\'` : undefined,
+        input.updated_since ? gt(clients.updatedAt, input.updated_since) : undefined,
+        after
+          ? or(gt(clients.createdAt, after.createdAt), and(eq(clients.createdAt, after.createdAt), gt(clients.id, after.id)))
+          : undefined,
+      ),
+    )
+    .orderBy(asc(clients.createdAt), asc(clients.id))
+    .limit(input.limit + 1)
+    .all();
+  const page = pageOf(rows, input.limit);
+  return { items: page.items.map((r) => toClientRecord(r, organizationId)), next_cursor: page.next_cursor };
 }

@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { currency, nonEmptyText } from '../fields.ts';
+import { cursorInput } from '../pagination.ts';
+import { currency, dateTime, nonEmptyText } from '../fields.ts';
+import { recipientRecord } from '../recipients/schemas.ts';
 
-/** The spec's Client record (read). */
+export const clientStatus = z.enum(['active', 'archived'], { message: 'must be "active" or "archived"' });
+
+/** The spec's Client record (read), plus `address`: the stored full address. */
 export const clientRecord = z.object({
   id: z.string(),
   organization_id: z.string(),
@@ -11,7 +15,7 @@ export const clientRecord = z.object({
   currency: z.string(),
   secondary_name: z.string(),
   last_invoice_interval: z.string().nullable(),
-  status: z.enum(['active', 'archived']),
+  status: clientStatus,
   logo: z.string().nullable(),
   default_invoice_due_in_days: z.number().int(),
   include_hours_by_person_in_invoice: z.boolean(),
@@ -21,11 +25,88 @@ export const clientRecord = z.object({
 });
 export type ClientRecord = z.infer<typeof clientRecord>;
 
+export const MAX_DUE_IN_DAYS = 3650;
+const dueInDaysRange = z
+  .number()
+  .int()
+  .min(0, 'must be 0 or more days')
+  .max(MAX_DUE_IN_DAYS, `must be at most ${MAX_DUE_IN_DAYS} days`);
+
+/**
+ * The REST update sends the due period "as a string of digits" (spec). Only that is accepted: a
+ * JSON number is refused too, so an integrator learns the contract from the first request instead
+ * of depending on a leniency.
+ */
+const dueInDaysDigits = z
+  .string({ message: 'must be a string of digits, e.g. "30"' })
+  .trim()
+  .regex(/^\d{1,5}$/, 'must be a string of digits, e.g. "30"')
+  .transform(Number)
+  .pipe(dueInDaysRange);
+
+/** Optional text that may be cleared: `null` and `""` both store an empty value. */
+const clearableText = (max: number) =>
+  z
+    .string({ message: 'must be a string or null' })
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .nullable()
+    .transform((v) => v ?? '');
+
 export const createClientInput = z.object({
   name: nonEmptyText(200),
   secondary_name: z.string().trim().max(200).optional(),
   internal_notes: z.string().max(10_000).optional(),
   currency: currency.default('USD'),
-  default_invoice_due_in_days: z.number().int().min(0).max(3650).default(30),
+  default_invoice_due_in_days: dueInDaysRange.default(30),
   full_address: z.string().max(2000).optional(),
 });
+
+/** `clients.create` takes `createClientInput` beside the acting user's `email`. */
+export const createOutput = z.object({ client: clientRecord });
+
+/**
+ * Endpoint 14's `client` object. Every field is optional (partial update); keys not listed here
+ * (for example `identifier` or `address` of a read record sent back) are ignored.
+ */
+export const clientChanges = z.object(
+  {
+    name: nonEmptyText(200).optional(),
+    secondary_name: clearableText(200).optional(),
+    internal_notes: clearableText(10_000).optional(),
+    currency: currency.optional(),
+    default_invoice_due_in_days: dueInDaysDigits.optional(),
+    status: clientStatus.optional(),
+    address_attributes: z
+      .object({ full_address: clearableText(2000).optional() }, { message: 'must be an object with full_address' })
+      .optional(),
+  },
+  { message: 'must be an object of client fields' },
+);
+
+export const updateInput = z.object({
+  client_id: z.string(),
+  client: clientChanges,
+});
+export const updateOutput = z.object({ notice_code: z.literal('client_updated'), client_id: z.string() });
+
+export const MAX_BULK_IDS = 1000;
+export const updateStatusInput = z.object({
+  client_ids: z
+    .array(z.string({ message: 'must be a client id' }), { message: 'must be an array of client ids' })
+    .min(1, 'must name at least one client')
+    .max(MAX_BULK_IDS, `must name at most ${MAX_BULK_IDS} clients`),
+  status: clientStatus,
+});
+
+export const getInput = z.object({ client_id: z.string() });
+export const getOutput = z.object({ client: clientRecord, recipients: z.array(recipientRecord) });
+
+export const listInput = z.object({
+  ...cursorInput,
+  status: clientStatus.optional(),
+  /** Part of the name, matched regardless of (ASCII) case. */
+  search: z.string().trim().max(200).optional(),
+  updated_since: dateTime.optional(),
+});
+export const listOutput = z.object({ items: z.array(clientRecord), next_cursor: z.string().nullable() });

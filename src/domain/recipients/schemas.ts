@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { cursorInput } from '../pagination.ts';
+import { dateTime, email, nonEmptyText } from '../fields.ts';
+
+/** The spec's Recipient record. `creator_id` is null only for recipients made outside a request. */
+export const recipientRecord = z.object({
+  id: z.string(),
+  creator_id: z.string().nullable(),
+  client_id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  deleted: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type RecipientRecord = z.infer<typeof recipientRecord>;
+
+const name = nonEmptyText(200);
+
+/** On create both fields are required: invoices greet the recipient by name. */
+export const newRecipient = z.object({ name, email }, { message: 'must be an object with name and email' });
+
+/** On update each field is optional; keys not listed are ignored. */
+export const recipientChanges = z.object(
+  { name: name.optional(), email: email.optional() },
+  { message: 'must be an object with name and/or email' },
+);
+
+/** Endpoint 7; the acting user's `email` is the procedure's own input. */
+export const createInput = z.object({ client_id: z.string(), recipient: newRecipient });
+export const createOutput = z.object({ notice_code: z.literal('recipient_created'), recipient: recipientRecord });
+
+export const recipientRef = { client_id: z.string(), recipient_id: z.string() };
+
+export const updateInput = z.object({ ...recipientRef, recipient: recipientChanges });
+export const updateOutput = z.object({ notice_code: z.literal('recipient_updated'), recipient: recipientRecord });
+
+export const deleteInput = z.object(recipientRef);
+export const deleteOutput = z.object({ notice_code: z.literal('recipient_deleted'), recipient: recipientRecord });
+
+export const listInput = z.object({
+  ...cursorInput,
+  client_id: z.string(),
+  updated_since: dateTime.optional(),
+  /** With `updated_since`, lets a synchronising client learn about deletions too. */
+  include_deleted: z.boolean().default(false),
+});
+export const listOutput = z.object({ items: z.array(recipientRecord), next_cursor: z.string().nullable() });
