@@ -32,11 +32,13 @@ function openWorkspace(services: AppServices, subdomain: string | undefined): Wo
 }
 
 /** Domain errors (a taken e-mail, an unknown role) are bad arguments on the command line. */
-function asUsage<T>(fn: () => T): T {
+function asUsage<T>(fn: () => T, flags: Record<string, string> = {}): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof AppError) throw new UsageError(err.details?.[0] ? `${err.details[0].path}: ${err.details[0].message}` : err.message);
+    const detail = err instanceof AppError ? err.details?.[0] : undefined;
+    if (detail) throw new UsageError(`${flags[detail.path] ?? `--${detail.path.replaceAll('_', '-')}`}: ${detail.message}`);
+    if (err instanceof AppError) throw new UsageError(err.message);
     throw err;
   }
 }
@@ -125,7 +127,9 @@ const memberAdd: Command = (argv, services, io) => {
     organization_role: values.role ?? 'Member',
     time_zone: values['time-zone'],
   }, { organization_role: '--role' });
-  const member = asUsage(() => createTeamMember(handle.db, input, { timeZone: workspaceInfo(handle).timeZone }, services.clock()));
+  const member = asUsage(() => createTeamMember(handle.db, input, { timeZone: workspaceInfo(handle).timeZone }, services.clock()), {
+    organization_role: '--role',
+  });
   print(io, values.json, member, `added ${member.email} (${member.organization_role}, ${member.time_zone}) as ${member.id}`);
 };
 

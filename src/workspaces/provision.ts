@@ -4,7 +4,8 @@ import { roles, teamMembers, workspace } from '../db/schema/index.ts';
 import { BUILT_IN_ROLES } from '../domain/roles.ts';
 import { createTeamMember } from '../domain/team-members/members.ts';
 import type { TeamMemberRecord } from '../domain/team-members/schemas.ts';
-import { AppError } from '../errors.ts';
+import { email, timeZone } from '../domain/fields.ts';
+import { AppError, invalidField } from '../errors.ts';
 import { isValidSubdomain } from './host.ts';
 import { createApiKey } from './keys.ts';
 import type { WorkspaceRegistry } from './registry.ts';
@@ -35,6 +36,10 @@ export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorksp
       `"${input.subdomain}" is not a valid subdomain: use 1-63 lower-case letters, digits and inner hyphens`,
     );
   }
+  const ownerEmail = email.safeParse(input.owner.email);
+  if (!ownerEmail.success) throw invalidField('owner.email', 'must be a valid e-mail address');
+  const zone = timeZone.safeParse(input.timeZone);
+  if (!zone.success) throw invalidField('time_zone', `"${input.timeZone}" is not an IANA time zone`);
   if (registry.exists(input.subdomain)) {
     throw new AppError('conflict', 'workspace_exists', `The workspace ${input.subdomain} already exists`);
   }
@@ -43,15 +48,15 @@ export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorksp
     return handle.db.transaction((tx) => {
       const at = now.toISOString();
       tx.insert(workspace)
-        .values({ id: randomUUID(), subdomain: input.subdomain, name: input.name ?? input.subdomain, timeZone: input.timeZone, createdAt: at, updatedAt: at })
+        .values({ id: randomUUID(), subdomain: input.subdomain, name: input.name ?? input.subdomain, timeZone: zone.data, createdAt: at, updatedAt: at })
         .run();
       tx.insert(roles)
         .values(BUILT_IN_ROLES.map((name) => ({ name, createdAt: at })))
         .run();
       const owner = createTeamMember(
         tx,
-        { email: input.owner.email, first_name: input.owner.firstName, last_name: input.owner.lastName, organization_role: 'Owner', time_zone: input.timeZone },
-        { timeZone: input.timeZone },
+        { email: ownerEmail.data, first_name: input.owner.firstName, last_name: input.owner.lastName, organization_role: 'Owner', time_zone: zone.data },
+        { timeZone: zone.data },
         now,
       );
       const key = createApiKey(tx, { label: 'owner', now });

@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-cli-'));
+const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
+
+async function hourbook(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('hourbook command line', () => {
+  let ownerId = '';
+
+  it('workspace create --json prints exactly subdomain, api_key and owner', async () => {
+    const res = await hourbook('workspace', 'create', 'acme', '--owner-email', 'Boss@ACME.test', '--owner-first-name', 'Bo', '--time-zone', 'Europe/Berlin', '--json');
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
+    const out = JSON.parse(res.stdout);
+    expect(Object.keys(out).sort()).toEqual(['api_key', 'owner', 'subdomain']);
+    expect(out.subdomain).toBe('acme');
+    expect(out.api_key).toMatch(/^hb_[A-Za-z0-9_-]{43}$/);
+    expect(out.owner).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'Boss@acme.test' });
+    ownerId = out.owner.id;
+  });
+
+  it.each([
+    [['workspace', 'create', 'acme', '--owner-email', 'a@b.test'], /already exists/],
+    [['workspace', 'create', 'Not_Valid', '--owner-email', 'a@b.test'], /not a valid subdomain/],
+    [['workspace', 'create', 'other', '--owner-email', 'nope'], /--owner-email/],
+    [['workspace', 'create', 'other', '--owner-email', 'a@b.test', '--time-zone', 'Mars/Base'], /--time-zone/],
+    [['workspace', 'create', 'other'], /--owner-email is required/],
+    [['member', 'add', 'acme', '--email', 'bad', '--first-name', 'A', '--last-name', 'B'], /--email/],
+    [['member', 'add', 'acme', '--email', 'x@y.test', '--first-name', 'A', '--last-name', 'B', '--time-zone', 'Nowhere/City'], /--time-zone/],
+    [['member', 'add', 'acme', '--email', 'x@y.test', '--first-name', 'A', '--last-name', 'B', '--role', 'owner'], /--role/],
+    [['member', 'add', 'ghost', '--email', 'x@y.test', '--first-name', 'A', '--last-name', 'B'], /no workspace named "ghost"/],
+    [['client', 'create', 'acme', '--name', 'X', '--currency', 'XYZ'], /--currency/],
+    [['client', 'create', 'acme', '--name', 'X', '--due-in-days', 'soon'], /--due-in-days/],
+    [['key', 'create', 'acme', '--expires', '2026-02-30'], /--expires/],
+    [['key', 'revoke', 'acme', 'no-such-key'], /no live key/],
+    [['frobnicate'], /unknown command/],
+    [['workspace', 'create', 'x', '--owner-email', 'a@b.test', '--bogus'], /bogus/],
+  ])('exits 1 with a message on stderr: %j', async (args, message) => {
+    const res = await hourbook(...args);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('member add --json prints the team member; role defaults to Member, time zone to the workspace', async () => {
+    const res = await hourbook('member', 'add', 'acme', '--email', 'dev@acme.test', '--first-name', 'Dee', '--last-name', 'Vee', '--json');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ email: 'dev@acme.test', first_name: 'Dee', organization_role: 'Member', time_zone: 'Europe/Berlin', active: true });
+    const dup = await hourbook('member', 'add', 'acme', '--email', 'DEV@acme.test', '--first-name', 'D', '--last-name', 'V');
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toMatch(/already has the e-mail/);
+  });
+
+  it('role add makes a role that member add then accepts (case-sensitive)', async () => {
+    expect((await hourbook('role', 'add', 'acme', 'Contractor')).code).toBe(0);
+    expect((await hourbook('role', 'add', 'acme', 'Contractor')).code).toBe(1);
+    const res = await hourbook('member', 'add', 'acme', '--email', 'c@acme.test', '--first-name', 'C', '--last-name', 'T', '--role', 'Contractor', '--json');
+    expect(JSON.parse(res.stdout).organization_role).toBe('Contractor');
+  });
+
+  it('client create --json prints the client record', async () => {
+    const res = await hourbook('client', 'create', 'acme', '--name', 'Globex Corp', '--currency', 'eur', '--due-in-days', '14', '--json');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ name: 'Globex Corp', currency: 'EUR', default_invoice_due_in_days: 14, status: 'active', identifier: 'GLOBEX' });
+  });
+
+  it('key create and revoke', async () => {
+    const created = await hourbook('key', 'create', 'acme', '--label', 'ci', '--expires', '2099-01-01', '--json');
+    const key = JSON.parse(created.stdout);
+    expect(Object.keys(key).sort()).toEqual(['api_key', 'id']);
+    const revoked = await hourbook('key', 'revoke', 'acme', key.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.stdout).toMatch(/revoked/);
+  });
+
+  it('workspace list --json', async () => {
+    const res = await hourbook('workspace', 'list', '--json');
+    const out = JSON.parse(res.stdout);
+    expect(out.workspaces).toEqual([expect.objectContaining({ subdomain: 'acme', time_zone: 'Europe/Berlin', team_members: 3 })]);
+    expect(ownerId).not.toBe('');
+  });
+});
