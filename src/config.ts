@@ -17,6 +17,7 @@ const configSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
 });
 
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   trustProxy: boolean;
   logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
   corsOrigins: string[];
+  /** Requests a minute per API key (bursts up to the same number); 0 turns the limit off. */
+  rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
   };
 }
 

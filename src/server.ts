@@ -17,6 +17,7 @@ import { contextFor, type AppServices } from './trpc/context.ts';
 import { toAppError } from './trpc/errors.ts';
 import { appRouter } from './trpc/router.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
+import { RateLimiter } from './workspaces/rate-limit.ts';
 import { WorkspaceRegistry } from './workspaces/registry.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -27,6 +28,7 @@ export function createServices(config: Config, opts: { clock?: Clock; logger?: L
     registry: new WorkspaceRegistry({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous }),
     clock: opts.clock ?? systemClock,
     logger: opts.logger ?? createLogger(config.logLevel),
+    rateLimiter: new RateLimiter(config.rateLimitPerMinute),
     notifyOutbox: () => {},
   };
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
+import type { RateLimiter } from '../workspaces/rate-limit.ts';
 import type { WorkspaceRegistry } from '../workspaces/registry.ts';
 
 /** What lives as long as the process: shared by every request's context. */
@@ -9,6 +10,7 @@ export interface AppServices {
   registry: WorkspaceRegistry;
   clock: Clock;
   logger: Logger;
+  rateLimiter: RateLimiter;
   /** Wakes the outbox worker after a commit that queued mail (a no-op when no worker runs). */
   notifyOutbox: () => void;
 }

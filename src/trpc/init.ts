@@ -56,7 +56,11 @@ export interface Authenticated {
 export function authenticate(ctx: Context): Authenticated {
   const handle = ctx.subdomain ? ctx.registry.get(ctx.subdomain) : null;
   if (!handle) throw workspaceNotFound();
-  if (!verifyApiKey(handle.db, (b) => handle.memo(b), ctx.apiKey, ctx.clock())) throw unauthorized();
+  const now = ctx.clock();
+  const key = verifyApiKey(handle.db, (b) => handle.memo(b), ctx.apiKey, now);
+  if (!key) throw unauthorized();
+  // Operational, not a business rule: measured on the monotonic clock, not the injectable one.
+  ctx.rateLimiter.take(`${handle.subdomain}:${key.id}`, performance.now());
   return { handle, db: handle.db, workspace: workspaceInfo(handle) };
 }
 
