@@ -24,9 +24,10 @@ export function seedTeamAndClients(handle: WorkspaceHandle, now: Date): void {
     const members = tx.select({ n: count() }).from(teamMembers).get()?.n ?? 0;
     if (members <= 1) {
       const timeZone = workspaceInfo(handle).timeZone;
-      for (const m of DEMO_MEMBERS) createTeamMember(tx, m, { timeZone }, now);
+      // a millisecond apart, so listings show them in this order after the owner
+      DEMO_MEMBERS.forEach((m, i) => createTeamMember(tx, m, { timeZone }, new Date(now.getTime() + 1 + i)));
     }
     const existing = tx.select({ n: count() }).from(clients).get()?.n ?? 0;
-    if (existing === 0) for (const c of DEMO_CLIENTS) createClient(tx, c, now);
+    if (existing === 0) DEMO_CLIENTS.forEach((c, i) => createClient(tx, c, new Date(now.getTime() + 1 + i)));
   });
 }
