@@ -1,3 +1,72 @@
 import { defineRoutes } from '../types.ts';
 
-export const projectsRoutes = defineRoutes([]);
+const tag = 'Projects';
+
+export const projectsRoutes = defineRoutes([
+  {
+    endpoint: 4,
+    operationId: 'addProjectUserV2',
+    summary: 'Add a user to a project',
+    tag,
+    method: 'POST',
+    version: 'v2',
+    path: '/projects/{project_id}/project-users',
+    status: 201,
+    procedure: 'projects.addUser',
+  },
+  {
+    endpoint: 5,
+    operationId: 'addProjectUserV1',
+    summary: 'Add a user to a project',
+    tag,
+    method: 'POST',
+    version: 'v1',
+    path: '/projects/{project_id}/project_users',
+    status: 200,
+    procedure: 'projects.addUser',
+  },
+  {
+    endpoint: 6,
+    operationId: 'listProjectUsersV1',
+    summary: "List a project's users",
+    tag,
+    method: 'GET',
+    version: 'v1',
+    path: '/projects/{project_id}/project_users',
+    status: 200,
+    procedure: 'projects.listUsers',
+  },
+  {
+    endpoint: 10,
+    operationId: 'updateProjectV1',
+    summary: 'Update a project, its tasks and checklist items',
+    tag,
+    method: 'PATCH',
+    version: 'v1',
+    path: '/projects/{project_id}',
+    status: 200,
+    procedure: 'projects.update',
+  },
+  {
+    endpoint: 11,
+    operationId: 'createProjectV1',
+    summary: 'Create a project with tasks, checklist items and users',
+    tag,
+    method: 'POST',
+    version: 'v1',
+    path: '/projects',
+    status: 200,
+    procedure: 'projects.create',
+  },
+  {
+    endpoint: 12,
+    operationId: 'updateProjectStatusV1',
+    summary: 'Archive or reactivate projects in bulk',
+    tag,
+    method: 'POST',
+    version: 'v1',
+    path: '/projects/update_status',
+    status: 200,
+    procedure: 'projects.updateStatus',
+  },
+]);

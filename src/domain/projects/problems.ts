@@ -1,0 +1,36 @@
+import { AppError, type ErrorDetail } from '../../errors.ts';
+import { currencyDecimals, toMinor } from '../money.ts';
+
+/**
+ * Collects every rule a request breaks, so one 422 names them all (each with its body path)
+ * instead of making the caller fix them one round trip at a time.
+ */
+export class Problems {
+  private readonly details: ErrorDetail[] = [];
+
+  add(path: string, message: string): void {
+    this.details.push({ path, message });
+  }
+
+  get any(): boolean {
+    return this.details.length > 0;
+  }
+
+  /** Throws 422 `validation_failed` when anything was added. */
+  throwIfAny(): void {
+    const first = this.details[0];
+    if (first) {
+      throw new AppError('unprocessable', 'validation_failed', `Invalid request: ${first.path}: ${first.message}`, { details: this.details });
+    }
+  }
+
+  /** An amount in the currency's minor units, or null (and a problem) when it has too many decimals. */
+  minor(path: string, value: number, currency: string): number | null {
+    const minor = toMinor(value, currency);
+    if (minor === null) {
+      const decimals = currencyDecimals(currency);
+      this.add(path, decimals === 0 ? `must be a whole amount in ${currency}` : `must have at most ${decimals} decimal${decimals === 1 ? '' : 's'} in ${currency}`);
+    }
+    return minor;
+  }
+}
