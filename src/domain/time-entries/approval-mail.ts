@@ -1,0 +1,90 @@
+import type { Db } from '../../db/index.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import { hoursOf } from '../time/hours.ts';
+
+export interface Manager {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+}
+
+export interface PendingEntryLine {
+  id: string;
+  recordedOn: string;
+  seconds: number;
+  notes: string;
+  userName: string;
+  userEmail: string;
+  taskName: string;
+}
+
+const fullName = (p: { firstName: string; lastName: string }) => `${p.firstName} ${p.lastName}`.trim();
+
+const formatHours = (seconds: number) => `${hoursOf(seconds)} h`;
+
+/**
+ * Queues "an entry awaits your approval" to each project manager, in the caller's transaction.
+ * The entry's own user is left out: asking someone to approve their own time is noise. Returns how
+ * many messages were queued.
+ */
+export function queueApprovalRequests(
+  tx: Db,
+  project: { name: string; replyTo: string | null },
+  entry: PendingEntryLine,
+  managers: Manager[],
+  entryUserId: string,
+  now: Date,
+): number {
+  let queued = 0;
+  for (const manager of managers) {
+    if (manager.id === entryUserId) continue;
+    enqueueMail(
+      tx,
+      {
+        kind: 'approval_request',
+        to: { address: manager.email, name: fullName(manager) },
+        replyTo: project.replyTo,
+        subject: `Time awaiting approval: ${entry.userName}, ${formatHours(entry.seconds)} on ${project.name}`,
+        text: [
+          `Hello ${manager.firstName},`,
+          '',
+          `${entry.userName} <${entry.userEmail}> recorded time on ${project.name} that awaits your approval:`,
+          '',
+          `  Date:    ${entry.recordedOn}`,
+          `  Task:    ${entry.taskName}`,
+          `  Hours:   ${hoursOf(entry.seconds)}`,
+          ...(entry.notes ? [`  Notes:   ${entry.notes}`] : []),
+          `  Entry:   ${entry.id}`,
+          '',
+          'Approve or reject it in hourbook.',
+        ].join('\n'),
+      },
+      now,
+    );
+    queued++;
+  }
+  return queued;
+}
+
+/** The body of a project's weekly digest of entries awaiting approval. */
+export function digestMail(project: { name: string }, manager: Manager, entries: PendingEntryLine[], total: number, weekOf: string) {
+  const totalSeconds = entries.reduce((sum, e) => sum + e.seconds, 0);
+  const lines = entries.map((e) => `  ${e.recordedOn}  ${formatHours(e.seconds).padStart(9)}  ${e.userName} — ${e.taskName}${e.notes ? ` — ${e.notes}` : ''}`);
+  const more = total > entries.length ? [`  ... and ${total - entries.length} more`] : [];
+  return {
+    subject: `${total} time ${total === 1 ? 'entry' : 'entries'} awaiting approval on ${project.name}`,
+    text: [
+      `Hello ${manager.firstName},`,
+      '',
+      `These entries on ${project.name} await your approval (week of ${weekOf}):`,
+      '',
+      ...lines,
+      ...more,
+      '',
+      `Listed: ${entries.length} entries, ${formatHours(totalSeconds)}.`,
+      '',
+      'Approve or reject them in hourbook.',
+    ].join('\n'),
+  };
+}

@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { timeEntryStatuses } from '../../db/schema/index.ts';
+import { dateTime, flexibleDate } from '../fields.ts';
+import { cursorInput } from '../pagination.ts';
+import { parseHours } from '../time/hours.ts';
+
+/** Free-form metadata is kept, but bounded: an integration must not store documents in it. */
+export const MAX_METADATA_BYTES = 16 * 1024;
+export const MAX_NOTES_LENGTH = 10_000;
+export const MAX_CHECKLIST_ITEMS = 200;
+/** Approve or reject at most this many entries per call (one transaction). */
+export const MAX_BATCH = 500;
+
+/** `hours` as sent (a string), read into whole seconds. */
+export const hoursField = z.string({ message: 'must be hours as a string such as "1.5", "0.25" or "1:30"' }).transform((value, ctx) => {
+  const parsed = parseHours(value);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.message });
+    return z.NEVER;
+  }
+  return parsed.seconds;
+});
+
+/** A JSON object (not an array or a scalar) of at most 16 KiB once serialised. */
+export const metadataField = z
+  .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
+  .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_METADATA_BYTES, {
+    message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+  });
+
+/** Body ids are strings: an unknown or malformed id is a 404 for its resource, never a 422. */
+const idField = (what: string) => z.string({ message: `must be the id of a ${what}` });
+
+const notesField = z.string({ message: 'must be text' }).max(MAX_NOTES_LENGTH, `must be at most ${MAX_NOTES_LENGTH} characters`);
+
+export const checklistItemsField = z
+  .array(z.object({ id: z.string({ message: 'must be a checklist item id' }), is_completed: z.boolean({ message: 'must be true or false' }) }), {
+    message: 'must be a list of {id, is_completed}',
+  })
+  .max(MAX_CHECKLIST_ITEMS, `may hold at most ${MAX_CHECKLIST_ITEMS} items`);
+
+const isOverrideField = z.boolean({ message: 'must be true or false' }).optional().default(false);
+
+/** Endpoints 2 and 3 (the acting `email` is added by the procedure: it names the entry's user). */
+export const createInput = z.object({
+  client_id: idField('client'),
+  project_id: idField('project'),
+  task_id: idField('task'),
+  recorded_on: flexibleDate,
+  hours: hoursField,
+  notes: notesField.nullish(),
+  metadata: metadataField.nullish(),
+  checklist_items: checklistItemsField.nullish(),
+  is_override: isOverrideField,
+});
+export type CreateInput = z.output<typeof createInput>;
+
+const statusField = z.enum(timeEntryStatuses);
+
+/** The spec's time entry response, the same for v1 and v2. */
+export const createOutput = z.object({
+  notice_code: z.literal('time_entry_created'),
+  organization_id: z.string(),
+  subdomain: z.string(),
+  id: z.string(),
+  hours: z.number(),
+  notes: z.string(),
+  task_id: z.string(),
+  user_id: z.string(),
+  user_email: z.string(),
+  recorded_on: z.string(),
+  status: statusField,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type CreateOutput = z.output<typeof createOutput>;
+
+/** The full entry, for TypeScript clients. */
+export const timeEntryRecord = z.object({
+  id: z.string(),
+  client_id: z.string(),
+  project_id: z.string(),
+  task_id: z.string(),
+  user_id: z.string(),
+  user_email: z.string(),
+  recorded_on: z.string(),
+  /** The rounded duration in hours (4 decimals); `seconds` is exact. */
+  hours: z.number(),
+  seconds: z.number().int(),
+  /** The duration as sent, before the project's rounding. */
+  entered_seconds: z.number().int(),
+  notes: z.string(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+  checklist_items: z.array(z.object({ id: z.string(), is_completed: z.boolean() })),
+  status: statusField,
+  is_override: z.boolean(),
+  invoice_id: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type TimeEntryRecord = z.output<typeof timeEntryRecord>;
+
+export const listInput = z
+  .object({
+    ...cursorInput,
+    project_id: z.string().optional(),
+    user_id: z.string().optional(),
+    from: flexibleDate.optional(),
+    to: flexibleDate.optional(),
+    status: statusField.optional(),
+    updated_since: dateTime.optional(),
+  })
+  .refine((v) => !v.from || !v.to || v.from <= v.to, { message: 'must not be before from', path: ['to'] });
+export const listOutput = z.object({ items: z.array(timeEntryRecord), next_cursor: z.string().nullable() });
+
+/** Only the given fields change; `metadata: null` clears it, `checklist_items` replaces the set. */
+export const updateInput = z.object({
+  time_entry_id: z.string(),
+  task_id: idField('task').optional(),
+  recorded_on: flexibleDate.optional(),
+  hours: hoursField.optional(),
+  notes: notesField.nullish(),
+  metadata: metadataField.nullish(),
+  checklist_items: checklistItemsField.optional(),
+  is_override: isOverrideField,
+});
+export type UpdateInput = z.output<typeof updateInput>;
+export const updateOutput = z.object({ notice_code: z.literal('time_entry_updated'), time_entry: timeEntryRecord });
+
+export const deleteInput = z.object({ time_entry_id: z.string(), is_override: isOverrideField });
+export type DeleteInput = z.output<typeof deleteInput>;
+export const deleteOutput = z.object({ notice_code: z.literal('time_entry_deleted'), time_entry_id: z.string() });
+
+/** One id or a list, not both. */
+export const decisionInput = z
+  .object({
+    time_entry_id: z.string().optional(),
+    time_entry_ids: z.array(z.string()).min(1, 'must name at least one entry').max(MAX_BATCH, `may name at most ${MAX_BATCH} entries`).optional(),
+  })
+  .refine((v) => (v.time_entry_id === undefined) !== (v.time_entry_ids === undefined), {
+    message: 'give either time_entry_id or time_entry_ids',
+    path: ['time_entry_ids'],
+  });
+export type DecisionInput = z.output<typeof decisionInput>;
+export const approveOutput = z.object({ notice_code: z.literal('time_entries_approved'), time_entries: z.array(timeEntryRecord) });
+export const rejectOutput = z.object({ notice_code: z.literal('time_entries_rejected'), time_entries: z.array(timeEntryRecord) });
+
+export const overridesInput = z.object({ ...cursorInput, project_id: z.string().optional() });
+export const overrideRecord = z.object({
+  id: z.string(),
+  time_entry_id: z.string(),
+  project_id: z.string(),
+  recorded_on: z.string(),
+  action: z.enum(['create', 'update', 'delete']),
+  locked_since: z.string(),
+  actor_id: z.string(),
+  actor_email: z.string(),
+  created_at: z.string(),
+});
+export const overridesOutput = z.object({ items: z.array(overrideRecord), next_cursor: z.string().nullable() });

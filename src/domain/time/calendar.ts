@@ -1,0 +1,76 @@
+/**
+ * Calendar dates (`YYYY-MM-DD`) and the local date and time of an instant in a time zone. Plain
+ * dates are handled as UTC midnights so that adding days never meets a daylight-saving change; the
+ * zone only matters when an instant becomes a local date, which Intl does with the tz database.
+ */
+
+export const WEEK_DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+export type WeekDay = (typeof WEEK_DAYS)[number];
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export interface LocalDateTime {
+  /** `YYYY-MM-DD` */
+  date: string;
+  /** `HH:MM`, 24-hour */
+  time: string;
+}
+
+/** The wall-clock date and time of an instant in an IANA time zone. */
+export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+  const parts: Record<string, string> = {};
+  for (const p of formatterFor(timeZone).formatToParts(instant)) parts[p.type] = p.value;
+  const year = (parts.year ?? '').padStart(4, '0');
+  return { date: `${year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+}
+
+export const localDate = (instant: Date, timeZone: string): string => localDateTime(instant, timeZone).date;
+
+const toUtc = (date: string): Date => new Date(`${date}T00:00:00.000Z`);
+const fromUtc = (d: Date): string => d.toISOString().slice(0, 10);
+
+export function addDays(date: string, days: number): string {
+  const d = toUtc(date);
+  d.setUTCDate(d.getUTCDate() + days);
+  return fromUtc(d);
+}
+
+/** Whole days from `a` to `b` (positive when `b` is later). */
+export const daysBetween = (a: string, b: string): number => Math.round((toUtc(b).getTime() - toUtc(a).getTime()) / 86_400_000);
+
+export const weekDayOf = (date: string): WeekDay => WEEK_DAYS[toUtc(date).getUTCDay()] as WeekDay;
+
+/** Weeks run Monday to Sunday (they end on Sunday). */
+export function mondayOf(date: string): string {
+  const day = toUtc(date).getUTCDay();
+  return addDays(date, -((day + 6) % 7));
+}
+
+export const sundayOf = (date: string): string => addDays(mondayOf(date), 6);
+
+export function firstOfNextMonth(date: string): string {
+  const d = toUtc(date);
+  return fromUtc(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)));
+}
+
+/** The date of the given weekday in the Monday-to-Sunday week holding `date`. */
+export function dayOfWeekContaining(date: string, day: WeekDay): string {
+  return addDays(mondayOf(date), (WEEK_DAYS.indexOf(day) + 6) % 7);
+}
