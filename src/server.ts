@@ -6,9 +6,12 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { createLogger } from './logger.ts';
+import { buildOpenApiDocument } from './openapi/document.ts';
+import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
 import { MAX_BODY_BYTES } from './rest/body.ts';
 import { sendError } from './rest/respond.ts';
@@ -81,6 +84,9 @@ export function createApp(services: AppServices): express.Express {
     }),
   );
 
+  // Public, before the REST router (which would demand a key); the document is built once.
+  app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config)));
+  app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
 
   app.use((req: Request, res: Response) => {

@@ -33,6 +33,13 @@ export interface RestRoute {
   toInput?: (parts: RestRequestParts) => unknown;
   /** Default: the procedure's output as it is. Ignored for 204. */
   toBody?: (output: never) => unknown;
+  /**
+   * The request body as the OpenAPI document describes it. Default: the procedure's input without
+   * the path and query parameters; give it only when `toInput` reshapes the body.
+   */
+  body?: z.ZodType;
+  /** The success body as the OpenAPI document describes it; required when `toBody` is given. */
+  responseBody?: z.ZodType;
 }
 
 export const defineRoutes = (routes: RestRoute[]): RestRoute[] => routes;

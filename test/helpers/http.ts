@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { contractChecker } from './openapi-validate.ts';
 
 export interface HttpResponse {
   status: number;
@@ -49,7 +50,15 @@ export function send(baseUrl: string, method: string, path: string, opts: Reques
         } catch {
           body = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text, body });
+        const response = { status: res.statusCode ?? 0, headers: res.headers, raw, text, body };
+        // Every REST exchange is checked against the OpenAPI document, so the two cannot drift.
+        try {
+          contractChecker().check({ method, path, requestHeaders: headers, requestBody: payload, status: response.status, responseHeaders: res.headers, raw, body });
+        } catch (err) {
+          reject(err as Error);
+          return;
+        }
+        resolve(response);
       });
     });
     req.on('error', reject);

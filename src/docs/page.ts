@@ -1,0 +1,26 @@
+import express, { type Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import { OPENAPI_PATH } from '../openapi/http.ts';
+
+export const DOCS_PATH = '/docs';
+
+/**
+ * The API reference page: Swagger UI from the installed swagger-ui-dist (no CDN), reading the
+ * served document. `url` is fixed so a `?url=` in the address can never load another document,
+ * and the online validator badge (a call to validator.swagger.io) is off.
+ */
+export function docsRouter(): Router {
+  const options = {
+    customSiteTitle: 'hourbook API reference',
+    swaggerOptions: { url: OPENAPI_PATH, validatorUrl: null, displayOperationId: true, tryItOutEnabled: false },
+  };
+  const router = express.Router({ strict: true });
+  // The page loads its assets relatively (./swagger-ui.css), which only works below `/docs/`.
+  router.get('/', (req, res, next) => {
+    if (req.originalUrl.split('?')[0] === DOCS_PATH) res.redirect(301, `${DOCS_PATH}/`);
+    else next();
+  });
+  router.use(swaggerUi.serveFiles(undefined, options));
+  router.get('/', swaggerUi.setup(undefined, options));
+  return router;
+}

@@ -1,0 +1,201 @@
+import type { Config } from '../config.ts';
+import type { RestRoute } from '../rest/types.ts';
+import { errorSchemaFor, errorStatuses, errorStatusesOf, errorEnvelope, hasRequestBody, type DocumentedErrorStatus } from './errors.ts';
+import { isEmptyObjectSchema, mergeObjectSchemas, omitProperties, propertiesOf, SchemaConverter, type JsonSchema } from './json-schema.ts';
+import { procedureSchemas } from './procedures.ts';
+
+/** The version the spec gives the v2 interface; v1 operations are the older version. */
+export const API_VERSION = '2.0.0';
+export const API_KEY_SCHEME = 'ApiKey';
+
+export type OpenApiMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+  content?: { 'application/json': { schema: JsonSchema } };
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  deprecated: false;
+  parameters: OpenApiParameter[];
+  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, OpenApiResponse | { $ref: string }>;
+  'x-api-version': 'v1' | 'v2';
+  'x-spec-endpoint': number;
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description: string; variables?: Record<string, { default: string; description: string }> }[];
+  security: Record<string, string[]>[];
+  tags: { name: string }[];
+  paths: Record<string, Partial<Record<OpenApiMethod, OpenApiOperation>>>;
+  components: {
+    securitySchemes: Record<string, { type: 'apiKey'; in: 'header'; name: string; description: string }>;
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, OpenApiResponse>;
+  };
+}
+
+export const documentPath = (route: Pick<RestRoute, 'version' | 'path'>) => `/${route.version}${route.path}`;
+export const pathParamsOf = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+
+/**
+ * The server URL with the workspace as the `{subdomain}` variable: PUBLIC_URL when it names
+ * `{subdomain}`, else `http://{subdomain}.<BASE_DOMAIN>:<PORT>`.
+ */
+export function serverUrl(config: Pick<Config, 'publicUrl' | 'baseDomain' | 'port'>): string {
+  const base = config.publicUrl.includes('{subdomain}') ? config.publicUrl : `http://{subdomain}.${config.baseDomain}:${config.port}`;
+  return `${base.replace(/\/+$/, '')}/api/external`;
+}
+
+const INFO_DESCRIPTION = [
+  'The external REST API of one hourbook workspace. The workspace is the subdomain of the host; every',
+  'operation needs the workspace API key in `X-Api-Key`.',
+  '',
+  'Operations under `/v2` are version 2.0.0; operations under `/v1` are the older version, still served.',
+  '',
+  'Every error answers `{"error": "<message>", "code": "<snake_case>", "details": [{"path", "message"}]}`',
+  '(`details` only for validation failures); branch on `code`.',
+].join('\n');
+
+function describe(route: RestRoute): string {
+  const lines = [
+    route.version === 'v1'
+      ? `v1 (the older version) — endpoint ${route.endpoint} of the specification.`
+      : `v2 (${API_VERSION}) — endpoint ${route.endpoint} of the specification.`,
+  ];
+  if (route.requireJsonAccept) lines.push('', 'Requires the header `Accept: application/json`; without it the answer is 406 `not_acceptable`.');
+  return lines.join('\n');
+}
+
+/**
+ * The OpenAPI 3.1 document of both versions, generated from the REST route table and the zod
+ * schemas the procedures are declared with: the contract cannot drift from the code that serves it.
+ */
+export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<Config, 'publicUrl' | 'baseDomain' | 'port'>): OpenApiDocument {
+  const converter = new SchemaConverter();
+  const usedErrors = new Set<DocumentedErrorStatus>();
+  const paths: OpenApiDocument['paths'] = {};
+  const tags: string[] = [];
+
+  for (const route of routes) {
+    const procedure = procedureSchemas(route.procedure);
+    const input = mergeObjectSchemas(procedure.inputs.map((s) => converter.convert(s, 'input')));
+    const inputProperties = propertiesOf(input);
+    const pathParams = pathParamsOf(route.path);
+
+    const parameters: OpenApiParameter[] = pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      ...describedBy(inputProperties[name]),
+      schema: { type: 'string' },
+    }));
+    const querySchema = route.query ? converter.convert(route.query, 'input') : { properties: {} };
+    const queryRequired = new Set((querySchema.required ?? []) as string[]);
+    const queryParams = Object.entries((querySchema.properties ?? {}) as Record<string, JsonSchema>);
+    for (const [name, schema] of queryParams) {
+      parameters.push({ name, in: 'query', required: queryRequired.has(name), ...describedBy(schema, inputProperties[name]), schema });
+    }
+
+    const operation: OpenApiOperation = {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: describe(route),
+      tags: [route.tag],
+      deprecated: false,
+      parameters,
+      responses: {},
+      'x-api-version': route.version,
+      'x-spec-endpoint': route.endpoint,
+    };
+
+    if (hasRequestBody(route)) {
+      const body = route.body
+        ? converter.convert(route.body, 'input')
+        : omitProperties(input, [...pathParams, ...queryParams.map(([name]) => name)]);
+      if (!isEmptyObjectSchema(body)) {
+        const required = Array.isArray(body.required) && body.required.length > 0;
+        operation.requestBody = { required, content: { 'application/json': { schema: body } } };
+      }
+    }
+
+    operation.responses[String(route.status)] = successResponse(route, procedure.output, converter);
+    for (const status of errorStatusesOf(route, { actingUser: procedure.actingUser })) {
+      usedErrors.add(status);
+      operation.responses[String(status)] = { $ref: `#/components/responses/${errorStatuses[status].name}` };
+    }
+
+    const method = route.method.toLowerCase() as OpenApiMethod;
+    const key = documentPath(route);
+    const item = (paths[key] ??= {});
+    if (item[method]) throw new Error(`The REST route table has two rows for ${route.method} ${key}`);
+    item[method] = operation;
+    if (!tags.includes(route.tag)) tags.push(route.tag);
+  }
+
+  const schemas: Record<string, JsonSchema> = { Error: converter.convert(errorEnvelope, 'output') };
+  const responses: Record<string, OpenApiResponse> = {};
+  for (const status of [...usedErrors].sort((a, b) => a - b)) {
+    const { name, description } = errorStatuses[status];
+    schemas[`${name}Error`] = converter.convert(errorSchemaFor(status), 'output');
+    responses[name] = {
+      description,
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` } } },
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'hourbook external API', version: API_VERSION, description: INFO_DESCRIPTION },
+    servers: [
+      {
+        url: serverUrl(config),
+        description: 'One workspace; its subdomain selects it.',
+        variables: { subdomain: { default: 'demo', description: 'The workspace subdomain' } },
+      },
+    ],
+    security: [{ [API_KEY_SCHEME]: [] }],
+    tags: tags.map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        [API_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A key of the workspace named by the host.' },
+      },
+      schemas: { ...converter.components, ...schemas },
+      responses,
+    },
+  };
+}
+
+function successResponse(route: RestRoute, output: unknown, converter: SchemaConverter): OpenApiResponse {
+  if (route.status === 204) return { description: 'Done; no content.' };
+  let schema: JsonSchema;
+  if (route.responseBody) schema = converter.convert(route.responseBody, 'output');
+  // A row that reshapes the output without saying into what cannot be described; the document
+  // still builds (the server must start) and test/openapi.test.ts names the row.
+  else if (route.toBody || output === undefined) schema = {};
+  else schema = converter.convert(output as Parameters<SchemaConverter['convert']>[0], 'output');
+  return { description: route.status === 201 ? 'Created.' : 'OK.', content: { 'application/json': { schema } } };
+}
+
+function describedBy(...schemas: (JsonSchema | undefined)[]): { description?: string } {
+  for (const s of schemas) if (typeof s?.description === 'string') return { description: s.description };
+  return {};
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { RestRoute } from '../rest/types.ts';
+
+/** The one error envelope of DESIGN.md §4; extra machine-readable fields may sit beside it. */
+const envelope = (code: z.ZodString | z.ZodEnum) =>
+  z.looseObject({
+    error: z.string().min(1).meta({ description: 'A message a person can act on' }),
+    code: code.meta({ description: 'Stable snake_case value to branch on' }),
+    details: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'Only for validation failures: one entry per offending field' }),
+  });
+
+const snakeCase = () => z.string().regex(/^[a-z][a-z0-9_]*$/);
+
+export const errorEnvelope = envelope(snakeCase());
+
+interface ErrorStatus {
+  name: string;
+  description: string;
+  code: z.ZodString | z.ZodEnum;
+}
+
+/** Every error status an operation can answer, with the codes it carries. */
+export const errorStatuses = {
+  400: { name: 'InvalidJson', description: 'The body is not valid JSON (`invalid_json`).', code: z.enum(['invalid_json']) },
+  401: {
+    name: 'Unauthorized',
+    description: 'Missing, unknown, revoked or expired `X-Api-Key`, or a key of another workspace (`unauthorized`).',
+    code: z.enum(['unauthorized']),
+  },
+  403: {
+    name: 'Forbidden',
+    description: 'The acting user may not do this (`forbidden`, `user_inactive`, `override_not_permitted`).',
+    code: snakeCase(),
+  },
+  404: {
+    name: 'NotFound',
+    description: 'No workspace at this host (`workspace_not_found`), or an unknown id, also one of another workspace (`<resource>_not_found`).',
+    code: z.string().regex(/^[a-z][a-z0-9_]*_not_found$/),
+  },
+  406: {
+    name: 'NotAcceptable',
+    description: 'The request did not send `Accept: application/json` (`not_acceptable`).',
+    code: z.enum(['not_acceptable']),
+  },
+  409: {
+    name: 'Conflict',
+    description: 'The write conflicts with existing data (e.g. `invoice_number_taken`, `project_user_exists`, `recipient_exists`).',
+    code: snakeCase(),
+  },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than 1 MiB (`payload_too_large`).', code: z.enum(['payload_too_large']) },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'The body is not JSON sent as `Content-Type: application/json` (`unsupported_media_type`).',
+    code: z.enum(['unsupported_media_type']),
+  },
+  422: {
+    name: 'Unprocessable',
+    description: 'The input breaks a rule: `validation_failed` (with `details`), `user_not_found`, or a business rule such as `time_entry_locked`.',
+    code: snakeCase(),
+  },
+  429: {
+    name: 'RateLimited',
+    description: 'Too many requests for this API key (`rate_limited`); retry after the `Retry-After` seconds, also given as `retry_after`.',
+    code: z.enum(['rate_limited']),
+  },
+  500: {
+    name: 'InternalError',
+    description: 'Something failed on the server; nothing was applied (`internal_error`).',
+    code: z.enum(['internal_error']),
+  },
+} as const satisfies Record<number, ErrorStatus>;
+
+export type DocumentedErrorStatus = keyof typeof errorStatuses;
+
+export const errorSchemaFor = (status: DocumentedErrorStatus) => envelope(errorStatuses[status].code);
+
+export const hasRequestBody = (route: Pick<RestRoute, 'method'>) => route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+
+/**
+ * Which error statuses one operation documents. Every operation can meet an unknown workspace or a
+ * bad key (404, 401), a rule (422), the per-key rate limit (429) and a server failure (500); bodies add 400/413/415; an acting
+ * user (`email`) adds 403; every write may conflict with existing data (409); the spec's Accept
+ * rule adds 406.
+ */
+export function errorStatusesOf(route: RestRoute, opts: { actingUser: boolean }): DocumentedErrorStatus[] {
+  const statuses: DocumentedErrorStatus[] = [401, 404, 422, 429, 500];
+  if (hasRequestBody(route)) statuses.push(400, 413, 415);
+  if (opts.actingUser) statuses.push(403);
+  if (route.method !== 'GET') statuses.push(409);
+  if (route.requireJsonAccept) statuses.push(406);
+  return statuses.sort((a, b) => a - b);
+}

@@ -1,0 +1,31 @@
+import type { z } from 'zod';
+import { actingUserProcedure } from '../trpc/init.ts';
+import { appRouter } from '../trpc/router.ts';
+
+export interface ProcedureSchemas {
+  /** tRPC merges these into one input object, in this order. */
+  inputs: z.ZodType[];
+  output: z.ZodType | undefined;
+  /** The input names an acting user (`email`), so 403 `user_inactive`/`forbidden` can answer. */
+  actingUser: boolean;
+}
+
+interface ProcedureDef {
+  inputs?: unknown[];
+  output?: unknown;
+}
+
+const procedures = (appRouter._def as unknown as { procedures: Record<string, { _def: ProcedureDef } | undefined> }).procedures;
+const actingUserInput = (actingUserProcedure as unknown as { _def: ProcedureDef })._def.inputs?.[0];
+
+/** The zod schemas a procedure was declared with, read from tRPC's own definition. */
+export function procedureSchemas(path: string): ProcedureSchemas {
+  const def = procedures[path]?._def;
+  if (!def) throw new Error(`The REST route table names an unknown procedure: ${path}`);
+  const inputs = (def.inputs ?? []) as z.ZodType[];
+  return {
+    inputs,
+    output: def.output as z.ZodType | undefined,
+    actingUser: actingUserInput !== undefined && inputs.includes(actingUserInput as z.ZodType),
+  };
+}
