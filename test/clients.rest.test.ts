@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clients } from '../src/db/schema/index.ts';
+import { clients, workspace } from '../src/db/schema/index.ts';
 import { makeClient, makeRecipient } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { runCommonRouteTests } from './helpers/common-route-tests.ts';
@@ -20,7 +20,7 @@ const tick = () => {
 };
 
 const clientRow = (id: string) => env.alpha.handle.db.select().from(clients).where(eq(clients.id, id)).get();
-const workspaceId = () => env.alpha.handle.db.$client.prepare('select id from workspace').pluck().get() as string;
+const workspaceId = () => env.alpha.handle.db.select({ id: workspace.id }).from(workspace).get()!.id;
 
 describe('GET v1 /clients/{client_id} (endpoint 13)', () => {
   let clientId: string;
