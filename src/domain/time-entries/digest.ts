@@ -1,0 +1,95 @@
+import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
+import { approvalDigests, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
+import { enqueueMail } from '../../mail/outbox.ts';
+import type { WorkspaceHandle } from '../../workspaces/handle.ts';
+import { workspaceInfo } from '../../workspaces/info.ts';
+import { dayOfWeekContaining, localDateTime, mondayOf, type WeekDay } from '../time/calendar.ts';
+import { digestMail, type PendingEntryLine } from './approval-mail.ts';
+import { timeEntryStatements } from './statements.ts';
+
+/** A digest lists this many entries at most; it says how many more there are. */
+export const DIGEST_MAX_LINES = 200;
+
+/** `9:05` or `09:05` as `09:05`; null for anything that is not a time of day. */
+function normalTime(value: string): string | null {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(value.trim());
+  if (!m || Number(m[1]) > 23 || Number(m[2]) > 59) return null;
+  return `${m[1]!.padStart(2, '0')}:${m[2]}`;
+}
+
+/**
+ * The date of this week's (Monday to Sunday) digest of a project, once its day and time have come
+ * in the workspace's time zone; null before then or when the schedule is not usable.
+ */
+export function dueDigestDate(now: Date, timeZone: string, day: WeekDay, time: string): string | null {
+  const at = normalTime(time);
+  if (!at) return null;
+  const local = localDateTime(now, timeZone);
+  const scheduled = dayOfWeekContaining(local.date, day);
+  return `${local.date} ${local.time}` >= `${scheduled} ${at}` ? scheduled : null;
+}
+
+/**
+ * One pass of the weekly approval digest for a workspace: every active project with the weekly
+ * flag whose day and time have come this week, and that has no digest recorded for this week,
+ * records one (so a restart or a second pass never sends twice) and queues one message per
+ * project manager listing the entries awaiting approval, if there are any. Returns how many
+ * messages were queued.
+ */
+export function queueDueDigests(handle: WorkspaceHandle, now: Date): number {
+  const { db } = handle;
+  const { timeZone } = workspaceInfo(handle);
+  const st = handle.memo(timeEntryStatements);
+  const scheduled = db
+    .select({ id: projects.id, name: projects.name, replyTo: projects.replyTo, day: projects.notificationDay, time: projects.notificationTime })
+    .from(projects)
+    .where(and(eq(projects.notifyWeekly, true), eq(projects.status, 'active'), isNotNull(projects.notificationDay), isNotNull(projects.notificationTime)))
+    .all();
+  let queued = 0;
+  for (const project of scheduled) {
+    if (!project.day || !project.time) continue;
+    const sentFor = dueDigestDate(now, timeZone, project.day, project.time);
+    if (!sentFor) continue;
+    queued += db.transaction(
+      (tx) => {
+        const claimed = tx.insert(approvalDigests).values({ projectId: project.id, sentFor, createdAt: now.toISOString() }).onConflictDoNothing().run();
+        if (claimed.changes === 0) return 0;
+        const pendingWhere = and(eq(timeEntries.projectId, project.id), eq(timeEntries.status, 'pending_approval'));
+        const total = tx.select({ n: count() }).from(timeEntries).where(pendingWhere).get()?.n ?? 0;
+        if (total === 0) return 0;
+        const entries: PendingEntryLine[] = tx
+          .select({
+            id: timeEntries.id,
+            recordedOn: timeEntries.recordedOn,
+            seconds: timeEntries.seconds,
+            notes: timeEntries.notes,
+            firstName: teamMembers.firstName,
+            lastName: teamMembers.lastName,
+            userEmail: teamMembers.email,
+            taskName: tasks.name,
+          })
+          .from(timeEntries)
+          .innerJoin(teamMembers, eq(teamMembers.id, timeEntries.userId))
+          .innerJoin(tasks, eq(tasks.id, timeEntries.taskId))
+          .where(pendingWhere)
+          .orderBy(asc(timeEntries.recordedOn), asc(teamMembers.email), asc(timeEntries.createdAt))
+          .limit(DIGEST_MAX_LINES)
+          .all()
+          .map((r) => ({ ...r, userName: `${r.firstName} ${r.lastName}`.trim() }));
+        let n = 0;
+        for (const manager of st.managers.all({ projectId: project.id })) {
+          const mail = digestMail(project, manager, entries, total, mondayOf(sentFor));
+          enqueueMail(
+            tx,
+            { kind: 'approval_digest', to: { address: manager.email, name: `${manager.firstName} ${manager.lastName}`.trim() }, replyTo: project.replyTo, ...mail },
+            now,
+          );
+          n++;
+        }
+        return n;
+      },
+      { behavior: 'immediate' },
+    );
+  }
+  return queued;
+}
