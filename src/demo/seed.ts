@@ -1,6 +1,7 @@
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { seedTeamAndClients } from './team-and-clients.ts';
 import { seedRecipients } from './recipients.ts';
+import { seedTimeEntries } from './time-entries.ts';
 
 /**
  * Sample data for the `demo` workspace, one seeder per resource. Each seeder adds its data only
@@ -9,4 +10,5 @@ import { seedRecipients } from './recipients.ts';
 export function seedDemo(handle: WorkspaceHandle, now: Date): void {
   seedTeamAndClients(handle, now);
   seedRecipients(handle, now);
+  seedTimeEntries(handle, now);
 }
