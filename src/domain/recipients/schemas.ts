@@ -30,6 +30,10 @@ export const recipientChanges = z.object(
 export const createInput = z.object({ client_id: z.string(), recipient: newRecipient });
 export const createOutput = z.object({ notice_code: z.literal('recipient_created'), recipient: recipientRecord });
 
+/** The REST bodies of endpoints 7 and 8: the notice alone, as the spec shows them. */
+export const createdBody = z.object({ notice_code: z.literal('recipient_created') });
+export const updatedBody = z.object({ notice_code: z.literal('recipient_updated') });
+
 export const recipientRef = { client_id: z.string(), recipient_id: z.string() };
 
 export const updateInput = z.object({ ...recipientRef, recipient: recipientChanges });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { createOutput, updateOutput } from '../../domain/recipients/schemas.ts';
+import { createdBody, updatedBody, type createOutput, type updateOutput } from '../../domain/recipients/schemas.ts';
 import { defineRoutes } from '../types.ts';
 
 /** The spec's body for create and update is the notice alone; the record stays a tRPC extra. */
@@ -17,6 +17,7 @@ export const recipientsRoutes = defineRoutes([
     status: 201,
     procedure: 'recipients.create',
     toBody: noticeOnly,
+    responseBody: createdBody,
   },
   {
     endpoint: 8,
@@ -29,6 +30,7 @@ export const recipientsRoutes = defineRoutes([
     status: 200,
     procedure: 'recipients.update',
     toBody: noticeOnly,
+    responseBody: updatedBody,
   },
   {
     endpoint: 9,
