@@ -19,7 +19,7 @@ export const clientRecord = z.object({
   logo: z.string().nullable(),
   default_invoice_due_in_days: z.number().int(),
   include_hours_by_person_in_invoice: z.boolean(),
-  address: z.string(),
+  address: z.string().describe('The stored full address (`address_attributes.full_address` of the update); "" when none'),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -42,7 +42,8 @@ const dueInDaysDigits = z
   .trim()
   .regex(/^\d{1,5}$/, 'must be a string of digits, e.g. "30"')
   .transform(Number)
-  .pipe(dueInDaysRange);
+  .pipe(dueInDaysRange)
+  .describe('Days from issue until an invoice is due, as a string of digits: "0" to "3650"');
 
 /** Optional text that may be cleared: `null` and `""` both store an empty value. */
 const clearableText = (max: number) =>
