@@ -10,6 +10,7 @@ import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { createLogger } from './logger.ts';
+import { publicInvoiceRouter } from './public/invoice-page.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
@@ -88,6 +89,7 @@ export function createApp(services: AppServices): express.Express {
   app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config)));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
+  app.use(publicInvoiceRouter(services));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ error: `Nothing is served at ${req.method} ${req.path}`, code: 'not_found' });

@@ -76,3 +76,82 @@ export function formatMoney(minor: number, currency: string, locale = 'en-US'): 
     Number(minorToDecimalString(minor, decimals)),
   );
 }
+
+/** An exact decimal: `units / 10^scale` (1.25 → {units: 125n, scale: 2}). */
+export interface Decimal {
+  units: bigint;
+  scale: number;
+}
+
+/** The exact decimal a number was written as (its shortest round-trip text), never via float maths. */
+export function decimalOf(value: number): Decimal {
+  const { negative, int, frac } = decimalParts(value);
+  const digits = frac.replace(/0+$/, '');
+  const units = BigInt(int + digits);
+  return { units: negative ? -units : units, scale: digits.length };
+}
+
+/** Canonical decimal text of a number (7.25 → "7.25", 19 → "19"), for storing percentages. */
+export function decimalText(value: number): string {
+  const { units, scale } = decimalOf(value);
+  return scale === 0 ? units.toString() : minorToDecimalString(Number(units), scale);
+}
+
+/** Parses decimal text written by `decimalText` back into an exact decimal. */
+export function parseDecimalText(text: string): Decimal {
+  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) throw new RangeError(`not a decimal: ${text}`);
+  const frac = m[3] ?? '';
+  const units = BigInt((m[2] ?? '0') + frac);
+  return { units: m[1] ? -units : units, scale: frac.length };
+}
+
+const pow10 = (n: number): bigint => 10n ** BigInt(n);
+
+/**
+ * A value scaled to an integer number of `1/10^scale` units (hours → seconds is not this; quantity
+ * 1.5 at scale 3 → 1500). Null when the value has more decimals than the scale allows.
+ */
+export function toScaledInteger(value: number, scale: number): number | null {
+  const d = decimalOf(value);
+  if (d.scale > scale) return null;
+  const scaled = d.units * pow10(scale - d.scale);
+  return scaled > BigInt(Number.MAX_SAFE_INTEGER) || scaled < -BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(scaled);
+}
+
+/** Decimal hours as whole seconds, rounded half-up (1.5 → 5400, 0.3333 → 1200). */
+export function hoursToSeconds(hours: number): number {
+  const d = decimalOf(hours);
+  return Number(divRoundHalfUp(d.units * 3600n, pow10(d.scale)));
+}
+
+/** Amount of a time line: seconds × hourly rate, rounded half-up to the minor unit once. */
+export function timeAmountMinor(seconds: number, hourlyRateMinor: number): number {
+  return Number(divRoundHalfUp(BigInt(seconds) * BigInt(hourlyRateMinor), 3600n));
+}
+
+/** Amount of a service line: quantity (in thousandths) × unit amount, rounded half-up once. */
+export function quantityAmountMinor(quantityMilli: number, unitAmountMinor: number): number {
+  return Number(divRoundHalfUp(BigInt(quantityMilli) * BigInt(unitAmountMinor), 1000n));
+}
+
+/** `percentage` % of an amount (percentage as exact decimal text, e.g. "7.25"), rounded half-up. */
+export function percentOfMinor(amountMinor: number, percentage: string): number {
+  const p = parseDecimalText(percentage);
+  return Number(divRoundHalfUp(BigInt(amountMinor) * p.units, 100n * pow10(p.scale)));
+}
+
+/**
+ * Whether a stated amount (a JSON number, any decimals) is within `tolerance` of an exact minor
+ * amount, compared in exact decimal arithmetic: 10.005 vs 10.00 USD with 0.01 → true.
+ */
+export function withinTolerance(stated: number, minor: number, currency: string, tolerance = 0.01): boolean {
+  const s = decimalOf(stated);
+  const t = decimalOf(tolerance);
+  const decimals = currencyDecimals(currency);
+  const scale = Math.max(s.scale, t.scale, decimals);
+  const statedScaled = s.units * pow10(scale - s.scale);
+  const minorScaled = BigInt(minor) * pow10(scale - decimals);
+  const diff = statedScaled - minorScaled;
+  return (diff < 0n ? -diff : diff) <= t.units * pow10(scale - t.scale);
+}

@@ -1,0 +1,123 @@
+import { asc, eq, isNotNull, and } from 'drizzle-orm';
+import type { Db } from '../../db/index.ts';
+import { invoiceProjects, projects } from '../../db/schema/index.ts';
+import { enqueueMail, type OutgoingMail } from '../../mail/outbox.ts';
+import { formatMoney } from '../money.ts';
+import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
+
+export interface MailContext {
+  workspaceName: string;
+  clientName: string;
+  publicBase: string;
+  /** Domain of the Message-IDs (the sender's domain). */
+  messageIdDomain: string;
+}
+
+/**
+ * Reply-To of an invoice's messages: the `reply_to` of the earliest-created project of the invoice
+ * that has one, so replies reach the people doing the work rather than a no-reply address.
+ */
+export function replyToFor(db: Db, invoiceId: string): string | null {
+  const row = db
+    .select({ replyTo: projects.replyTo })
+    .from(invoiceProjects)
+    .innerJoin(projects, eq(projects.id, invoiceProjects.projectId))
+    .where(and(eq(invoiceProjects.invoiceId, invoiceId), isNotNull(projects.replyTo)))
+    .orderBy(asc(projects.createdAt), asc(projects.id))
+    .limit(1)
+    .get();
+  return row?.replyTo ?? null;
+}
+
+const paymentLine = (invoice: InvoiceRow, ctx: MailContext) =>
+  invoice.includePaymentLink ? `\n\nView and pay the invoice online: ${publicInvoiceUrl(ctx.publicBase, invoice.publicToken)}` : '';
+
+const summary = (invoice: InvoiceRow) => `${formatMoney(invoice.totalMinor, invoice.currency)}, due ${invoice.dueDate}`;
+
+export function defaultSubject(invoice: InvoiceRow, ctx: MailContext): string {
+  return `Invoice ${invoice.number} from ${ctx.workspaceName}`;
+}
+
+export function defaultMessage(invoice: InvoiceRow, ctx: MailContext): string {
+  return `Hello,\n\nplease find invoice ${invoice.number} for ${summary(invoice)}.\n\nThank you,\n${ctx.workspaceName}`;
+}
+
+/**
+ * Queues the invoice e-mail for each recipient (and a copy for the acting user) in the caller's
+ * transaction. The body is the caller's message, followed by the payment link when asked for.
+ */
+export function queueInvoiceMail(
+  tx: Db,
+  invoice: InvoiceRow,
+  ctx: MailContext,
+  opts: {
+    recipients: { email: string; name: string }[];
+    copyTo: { email: string; name: string } | null;
+    replyTo: string | null;
+    now: Date;
+  },
+): number {
+  const subject = invoice.emailSubject?.trim() || defaultSubject(invoice, ctx);
+  const text = (invoice.emailMessage?.trim() || defaultMessage(invoice, ctx)) + paymentLine(invoice, ctx);
+  const base: Omit<OutgoingMail, 'to' | 'kind'> = {
+    subject,
+    text,
+    replyTo: opts.replyTo,
+    invoiceId: invoice.id,
+    attachInvoicePdf: invoice.attachPdf,
+  };
+  let queued = 0;
+  for (const r of opts.recipients) {
+    enqueueMail(tx, { ...base, kind: 'invoice', to: { address: r.email, name: r.name } }, opts.now, ctx.messageIdDomain);
+    queued++;
+  }
+  if (opts.copyTo) {
+    enqueueMail(
+      tx,
+      {
+        ...base,
+        kind: 'invoice_copy',
+        subject: `Copy: ${subject}`,
+        text: `This is your copy of the invoice e-mail sent to the client ${ctx.clientName}.\n\n${text}`,
+        to: { address: opts.copyTo.email, name: opts.copyTo.name },
+      },
+      opts.now,
+      ctx.messageIdDomain,
+    );
+    queued++;
+  }
+  return queued;
+}
+
+/** A reminder for an unpaid invoice, on its due date or a week after. */
+export function queueReminderMail(
+  tx: Db,
+  invoice: InvoiceRow,
+  ctx: MailContext,
+  opts: { recipients: { email: string; name: string }[]; replyTo: string | null; remindOn: string; now: Date },
+): number {
+  const overdue = opts.remindOn > invoice.dueDate;
+  const subject = overdue
+    ? `Reminder: invoice ${invoice.number} from ${ctx.workspaceName} is overdue`
+    : `Reminder: invoice ${invoice.number} from ${ctx.workspaceName} is due today`;
+  const text =
+    `Hello,\n\nthis is a friendly reminder that invoice ${invoice.number} for ${summary(invoice)} ` +
+    `${overdue ? 'is overdue' : 'is due today'}. If you have already paid it, please ignore this message.` +
+    paymentLine(invoice, ctx) +
+    `\n\nThank you,\n${ctx.workspaceName}`;
+  for (const r of opts.recipients) {
+    enqueueMail(
+      tx,
+      { kind: 'invoice_reminder', to: { address: r.email, name: r.name }, subject, text, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: invoice.attachPdf },
+      opts.now,
+      ctx.messageIdDomain,
+    );
+  }
+  return opts.recipients.length;
+}
+
+/** The domain part of an address such as `hourbook <no-reply@example.com>`. */
+export function domainOfAddress(from: string): string {
+  const m = /@([^>\s]+)>?\s*$/.exec(from);
+  return m?.[1]?.toLowerCase() ?? 'hourbook.local';
+}

@@ -1,0 +1,64 @@
+import type { invoiceLines, invoices, invoiceTaxes } from '../../db/schema/index.ts';
+import { fromMinor } from '../money.ts';
+import type { InvoiceRecord, InvoiceSummary } from './schemas.ts';
+
+export type InvoiceRow = typeof invoices.$inferSelect;
+export type LineRow = typeof invoiceLines.$inferSelect;
+export type TaxRow = typeof invoiceTaxes.$inferSelect;
+
+/** The spec's `invoice` object. */
+export const toInvoiceRecord = (row: InvoiceRow, organizationId: string): InvoiceRecord => ({
+  id: row.id,
+  number: row.number,
+  total: fromMinor(row.totalMinor, row.currency),
+  status: row.status,
+  issue_date: row.issueDate,
+  due_date: row.dueDate,
+  notes: row.notes,
+  client_id: row.clientId,
+  organization_id: organizationId,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+export const publicInvoiceUrl = (publicBase: string, token: string) => `${publicBase}/invoices/${token}`;
+
+export const toInvoiceSummary = (row: InvoiceRow, organizationId: string, publicBase: string): InvoiceSummary => ({
+  ...toInvoiceRecord(row, organizationId),
+  currency: row.currency,
+  subtotal: fromMinor(row.subtotalMinor, row.currency),
+  tax_total: fromMinor(row.taxMinor, row.currency),
+  public_url: publicInvoiceUrl(publicBase, row.publicToken),
+  sent_at: row.sentAt,
+  paid_at: row.paidAt,
+  voided_at: row.voidedAt,
+});
+
+/** Hours of a line for display and JSON: seconds / 3600, to at most 4 decimals. */
+export const secondsToHours = (seconds: number) => Math.round((seconds / 3600) * 10000) / 10000;
+
+export const toLineRecord = (row: LineRow, currency: string) => ({
+  id: row.id,
+  kind: row.kind,
+  position: row.position,
+  time_entry_id: row.timeEntryId,
+  project_id: row.projectId,
+  task_id: row.taskId,
+  user_id: row.userId,
+  notes: row.notes,
+  hours: row.seconds === null ? null : secondsToHours(row.seconds),
+  hourly_rate: row.hourlyRateMinor === null ? null : fromMinor(row.hourlyRateMinor, currency),
+  quantity: row.quantityMilli === null ? null : row.quantityMilli / 1000,
+  unit_amount: row.unitAmountMinor === null ? null : fromMinor(row.unitAmountMinor, currency),
+  file: row.file,
+  amount: fromMinor(row.amountMinor, currency),
+});
+
+export const toTaxRecord = (row: TaxRow, currency: string) => ({
+  name: row.name,
+  // The stored text is the exact decimal; as a JSON number it is the same shortest decimal.
+  percentage: Number(row.percentage),
+  notes: row.notes,
+  selected: row.selected,
+  amount: fromMinor(row.amountMinor, currency),
+});

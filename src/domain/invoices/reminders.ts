@@ -1,0 +1,72 @@
+import { and, eq, inArray, lte } from 'drizzle-orm';
+import { publicUrlFor } from '../../config.ts';
+import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } from '../../db/schema/index.ts';
+import type { AppServices } from '../../trpc/context.ts';
+import type { WorkspaceHandle } from '../../workspaces/handle.ts';
+import { workspaceInfo } from '../../workspaces/info.ts';
+import { addDays, daysBetween, localDate } from './dates.ts';
+import { domainOfAddress, queueReminderMail, replyToFor } from './mail.ts';
+
+export const REMINDER_EVERY_DAYS = 7;
+
+/**
+ * The reminder date due today for an invoice: its due date, or the latest due date + 7k that is
+ * not after today. A job that was down for weeks sends one reminder for the latest date, not a
+ * burst of missed ones.
+ */
+export function reminderDateFor(dueDate: string, today: string): string | null {
+  const days = daysBetween(dueDate, today);
+  if (days < 0) return null;
+  return addDays(dueDate, days - (days % REMINDER_EVERY_DAYS));
+}
+
+/**
+ * Queues reminders for every unpaid invoice (not paid, not void) with
+ * `send_automated_reminder_email`, on its due date and every 7 days after, in the workspace's time
+ * zone. Each (invoice, date) is recorded in invoice_reminders in the same transaction as its
+ * messages, so a reminder is queued once however often the job runs. Returns messages queued.
+ */
+export function queueDueReminders(handle: WorkspaceHandle, services: AppServices): number {
+  const now = services.clock();
+  const ws = workspaceInfo(handle);
+  const today = localDate(now, ws.timeZone);
+  const mailCtx = {
+    workspaceName: ws.name,
+    publicBase: publicUrlFor(services.config, handle.subdomain),
+    messageIdDomain: domainOfAddress(services.config.mailFrom),
+  };
+  const candidates = handle.db
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(
+      and(
+        eq(invoices.sendAutomatedReminderEmail, true),
+        inArray(invoices.status, ['draft', 'sending', 'sent']),
+        lte(invoices.dueDate, today),
+      ),
+    )
+    .all();
+  let queued = 0;
+  for (const { id } of candidates) {
+    queued += handle.db.transaction(
+      (tx) => {
+        const invoice = tx.select().from(invoices).where(eq(invoices.id, id)).get();
+        if (!invoice || invoice.status === 'paid' || invoice.status === 'void') return 0;
+        const remindOn = reminderDateFor(invoice.dueDate, today);
+        if (!remindOn) return 0;
+        const fresh = tx.insert(invoiceReminders).values({ invoiceId: id, remindOn, createdAt: now.toISOString() }).onConflictDoNothing().run();
+        if (fresh.changes === 0) return 0;
+        const to = tx
+          .select({ email: recipients.email, name: recipients.name })
+          .from(invoiceRecipients)
+          .innerJoin(recipients, eq(recipients.id, invoiceRecipients.recipientId))
+          .where(and(eq(invoiceRecipients.invoiceId, id), eq(recipients.deleted, false)))
+          .all();
+        const client = tx.select({ name: clients.name }).from(clients).where(eq(clients.id, invoice.clientId)).get();
+        return queueReminderMail(tx, invoice, { ...mailCtx, clientName: client?.name ?? '' }, { recipients: to, replyTo: replyToFor(tx, id), remindOn, now });
+      },
+      { behavior: 'immediate' },
+    );
+  }
+  return queued;
+}

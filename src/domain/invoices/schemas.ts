@@ -1,0 +1,206 @@
+import { z } from 'zod';
+import { invoiceStatuses, outboxStatuses } from '../../db/schema/index.ts';
+import { dateTime, flexibleDate, nonEmptyText, uuid } from '../fields.ts';
+import { cursorInput } from '../pagination.ts';
+
+/** `'true'`/`'false'` as the spec sends them; a JSON boolean is accepted too. */
+const stringFlag = z
+  .union([z.enum(['true', 'false']), z.boolean()], { message: "must be 'true' or 'false'" })
+  .transform((v) => v === true || v === 'true');
+
+const finite = (what: string) => z.number({ message: `must be a number (${what})` }).refine(Number.isFinite, 'must be a finite number');
+
+export const timeEntryLineInput = z.object({
+  time_entry_id: uuid,
+  project_id: z.string({ message: 'must be a project id' }),
+  task_id: uuid,
+  user_id: uuid,
+  notes: z.string().max(5000).optional(),
+  hours: finite('hours').refine((h) => h > 0, 'must be greater than 0').optional(),
+  hourly_rate: finite('hourly_rate').refine((r) => r >= 0, 'must not be negative').optional(),
+});
+
+export const serviceLineInput = z.object({
+  notes: z.string().max(5000).optional(),
+  quantity: finite('quantity').refine((q) => q > 0, 'must be greater than 0').optional(),
+  unit_amount: finite('unit_amount').refine((a) => a >= 0, 'must not be negative').optional(),
+  project_id: z.string().optional(),
+  file: z.string().max(2000).nullable().optional(),
+});
+
+export const taxInput = z.object({
+  name: nonEmptyText(100),
+  percentage: finite('percentage').refine((p) => p >= 0 && p <= 100, 'must be between 0 and 100'),
+  notes: z.string().max(1000).optional(),
+  selected: z.boolean().optional(),
+});
+
+export const invoiceDetailsInput = z.object({
+  subject: z.string().max(255).optional(),
+  message: z.string().max(10000).optional(),
+  attach_pdf_invoice: stringFlag.optional(),
+  send_me_a_copy: stringFlag.optional(),
+  recipient_ids: z.array(z.string(), { message: 'must be an array of recipient ids' }).max(100).optional(),
+});
+
+const flag = z.boolean({ message: 'must be true or false' }).optional();
+
+/** Endpoint 1's body with the path's `client_id`; `email` is read by the acting-user middleware. */
+export const createInput = z
+  .object({
+    client_id: z.string(),
+    number: nonEmptyText(100),
+    total: finite('total'),
+    issue_date: flexibleDate.optional(),
+    due_date: flexibleDate.optional(),
+    due_date_period: z.number().int('must be a whole number of days').min(0).max(3650).optional(),
+    interval: z.string().trim().max(100).optional(),
+    notes: z.string().max(10000).optional(),
+    include_hours_by_person: flag,
+    include_hours_by_task: flag,
+    include_time_entries: flag,
+    send_automated_reminder_email: flag,
+    include_payment_link: flag,
+    payment_provider: z.enum(['card_processor', 'undefined'], { message: "must be 'card_processor' or 'undefined'" }).nullable().optional(),
+    display_task_name: flag,
+    display_person_name: flag,
+    display_date: flag,
+    display_note: flag,
+    display_project_name: flag,
+    project_id: z.array(z.string(), { message: 'must be an array of project ids' }).max(500).optional(),
+    send_email: flag,
+    invoice_details: invoiceDetailsInput.optional(),
+    tax_details: z.array(taxInput).max(20).optional(),
+    invoice_time_entries: z.array(timeEntryLineInput).max(20000).optional(),
+    invoice_services: z.array(serviceLineInput).max(5000).optional(),
+  })
+  .superRefine((v, ctx) => {
+    const hasTime = v.invoice_time_entries !== undefined;
+    const hasServices = v.invoice_services !== undefined;
+    if (hasTime === hasServices) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [hasTime ? 'invoice_services' : 'invoice_time_entries'],
+        message: 'give exactly one of invoice_time_entries or invoice_services',
+      });
+    } else if ((v.invoice_time_entries ?? v.invoice_services ?? []).length === 0) {
+      ctx.addIssue({ code: 'custom', path: [hasTime ? 'invoice_time_entries' : 'invoice_services'], message: 'must have at least one line' });
+    }
+    if (v.send_email === true) {
+      if (!v.invoice_details) ctx.addIssue({ code: 'custom', path: ['invoice_details'], message: 'is required when send_email is true' });
+      else if (!v.invoice_details.recipient_ids?.length) {
+        ctx.addIssue({ code: 'custom', path: ['invoice_details', 'recipient_ids'], message: 'must name at least one recipient when send_email is true' });
+      }
+    }
+  });
+export type CreateInput = z.output<typeof createInput>;
+
+/** The spec's invoice object, exactly. */
+export const invoiceRecord = z.object({
+  id: z.string(),
+  number: z.string(),
+  total: z.number(),
+  status: z.enum(invoiceStatuses),
+  issue_date: z.string(),
+  due_date: z.string(),
+  notes: z.string(),
+  client_id: z.string(),
+  organization_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type InvoiceRecord = z.infer<typeof invoiceRecord>;
+
+export const createOutput = z.object({ notice_code: z.literal('invoice_created'), invoice: invoiceRecord });
+
+/** The tRPC listing: the spec's fields plus what a list screen needs. */
+export const invoiceSummary = invoiceRecord.extend({
+  currency: z.string(),
+  subtotal: z.number(),
+  tax_total: z.number(),
+  public_url: z.string(),
+  sent_at: z.string().nullable(),
+  paid_at: z.string().nullable(),
+  voided_at: z.string().nullable(),
+});
+export type InvoiceSummary = z.infer<typeof invoiceSummary>;
+
+export const lineRecord = z.object({
+  id: z.string(),
+  kind: z.enum(['time_entry', 'service']),
+  position: z.number().int(),
+  time_entry_id: z.string().nullable(),
+  project_id: z.string().nullable(),
+  task_id: z.string().nullable(),
+  user_id: z.string().nullable(),
+  notes: z.string(),
+  hours: z.number().nullable(),
+  hourly_rate: z.number().nullable(),
+  quantity: z.number().nullable(),
+  unit_amount: z.number().nullable(),
+  file: z.string().nullable(),
+  amount: z.number(),
+});
+
+export const taxRecord = z.object({
+  name: z.string(),
+  percentage: z.number(),
+  notes: z.string(),
+  selected: z.boolean(),
+  amount: z.number(),
+});
+
+export const invoiceDetail = invoiceSummary.extend({
+  due_date_period: z.number().nullable(),
+  interval: z.string().nullable(),
+  include_hours_by_person: z.boolean(),
+  include_hours_by_task: z.boolean(),
+  include_time_entries: z.boolean(),
+  send_automated_reminder_email: z.boolean(),
+  include_payment_link: z.boolean(),
+  payment_provider: z.string().nullable(),
+  display_task_name: z.boolean(),
+  display_person_name: z.boolean(),
+  display_date: z.boolean(),
+  display_note: z.boolean(),
+  display_project_name: z.boolean(),
+  send_email: z.boolean(),
+  project_ids: z.array(z.string()),
+  recipient_ids: z.array(z.string()),
+  lines: z.array(lineRecord),
+  taxes: z.array(taxRecord),
+});
+export type InvoiceDetail = z.infer<typeof invoiceDetail>;
+
+export const listInput = z.object({
+  ...cursorInput,
+  client_id: z.string().optional(),
+  status: z.enum(invoiceStatuses).optional(),
+  /** Issue-date range, inclusive. */
+  from: flexibleDate.optional(),
+  to: flexibleDate.optional(),
+  updated_since: dateTime.optional(),
+});
+export const listOutput = z.object({ items: z.array(invoiceSummary), next_cursor: z.string().nullable() });
+
+export const invoiceIdInput = z.object({ invoice_id: z.string() });
+export const getOutput = z.object({ invoice: invoiceDetail });
+export const statusChangeOutput = z.object({ invoice: invoiceSummary });
+export const nextNumberOutput = z.object({ number: z.string() });
+export const pdfOutput = z.object({ filename: z.string(), content_type: z.literal('application/pdf'), base64: z.string() });
+
+export const deliveryRecord = z.object({
+  id: z.string(),
+  kind: z.string(),
+  to_address: z.string(),
+  to_name: z.string().nullable(),
+  subject: z.string(),
+  status: z.enum(outboxStatuses),
+  attempts: z.number().int(),
+  next_attempt_at: z.string(),
+  last_error: z.string().nullable(),
+  message_id: z.string(),
+  sent_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export const deliveriesOutput = z.object({ items: z.array(deliveryRecord) });

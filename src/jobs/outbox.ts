@@ -1,0 +1,14 @@
+import { deliverOutbox } from '../mail/worker.ts';
+import type { Job } from './runner.ts';
+
+/**
+ * Delivers queued e-mail. Named 'outbox': the server wakes it (`kick('outbox')`) right after a
+ * commit that queued mail; the timer only picks up retries whose backoff has passed.
+ */
+export const outboxJob: Job = {
+  name: 'outbox',
+  everyMs: 30_000,
+  async run(handle, services) {
+    await deliverOutbox(handle, services);
+  },
+};

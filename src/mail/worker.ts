@@ -1,0 +1,152 @@
+import { and, eq, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import type Mail from 'nodemailer/lib/mailer';
+import { publicUrlFor } from '../config.ts';
+import type { Database } from '../db/index.ts';
+import { invoices, outbox } from '../db/schema/index.ts';
+import { loadInvoiceDocument } from '../domain/invoices/document.ts';
+import { renderInvoicePdf } from '../pdf/invoice.ts';
+import type { AppServices } from '../trpc/context.ts';
+import type { WorkspaceHandle } from '../workspaces/handle.ts';
+import { workspaceInfo } from '../workspaces/info.ts';
+import { createMailTransport, type MailTransport } from './transport.ts';
+
+/** After this many failed attempts a message is `failed` for good (about 4 hours of retrying). */
+export const MAX_ATTEMPTS = 8;
+/** A claim older than this is considered abandoned (the worker died) and is taken over. */
+export const LEASE_MS = 10 * 60_000;
+/** Messages delivered per workspace and pass, so one busy workspace cannot starve the others. */
+const PER_PASS = 200;
+/** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
+export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
+
+/** Wait before attempt n+1 after n failures: 1, 2, 4, 8 ... minutes, at most 2 hours. */
+export const backoffMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 2 * 3_600_000);
+
+type OutboxRow = typeof outbox.$inferSelect;
+
+/**
+ * Claims one due message: pending, due, and not claimed by a live worker. The claim is a single
+ * conditional UPDATE, so two workers (or two processes on one file) can never hold the same message.
+ */
+function claimOne(db: Database, now: Date): OutboxRow | null {
+  const at = now.toISOString();
+  const staleBefore = new Date(now.getTime() - LEASE_MS).toISOString();
+  return db.transaction(
+    (tx) => {
+      const due = and(
+        eq(outbox.status, 'pending'),
+        lte(outbox.nextAttemptAt, at),
+        or(isNull(outbox.claimedAt), lte(outbox.claimedAt, staleBefore)),
+      );
+      const row = tx.select().from(outbox).where(due).orderBy(outbox.nextAttemptAt, outbox.createdAt).limit(1).get();
+      if (!row) return null;
+      const changed = tx.update(outbox).set({ claimedAt: at }).where(and(eq(outbox.id, row.id), due)).run().changes;
+      return changed === 1 ? { ...row, claimedAt: at } : null;
+    },
+    { behavior: 'immediate' },
+  );
+}
+
+/** Marks a delivered message sent and, when it was the invoice's last one, the invoice `sent`. */
+function recordSent(db: Database, row: OutboxRow, now: Date): void {
+  const at = now.toISOString();
+  db.transaction((tx) => {
+    tx.update(outbox)
+      .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null })
+      .where(eq(outbox.id, row.id))
+      .run();
+    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) {
+      const open = tx
+        .select({ id: outbox.id })
+        .from(outbox)
+        .where(and(eq(outbox.invoiceId, row.invoiceId), inArray(outbox.kind, INVOICE_SENDING_KINDS), ne(outbox.status, 'sent')))
+        .limit(1)
+        .get();
+      if (!open) {
+        tx.update(invoices)
+          .set({ status: 'sent', sentAt: at, updatedAt: at })
+          .where(and(eq(invoices.id, row.invoiceId), eq(invoices.status, 'sending')))
+          .run();
+      }
+    }
+  });
+}
+
+function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): 'retry' | 'failed' {
+  const failures = row.attempts + 1;
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+  const final = failures >= MAX_ATTEMPTS;
+  db.update(outbox)
+    .set({
+      attempts: failures,
+      status: final ? 'failed' : 'pending',
+      lastError: message,
+      claimedAt: null,
+      nextAttemptAt: final ? row.nextAttemptAt : new Date(now.getTime() + backoffMs(failures)).toISOString(),
+    })
+    .where(eq(outbox.id, row.id))
+    .run();
+  return final ? 'failed' : 'retry';
+}
+
+const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'invoice';
+
+export interface DeliveryResult {
+  sent: number;
+  retried: number;
+  failed: number;
+}
+
+/**
+ * One pass of the outbox worker over one workspace: claim a due message, deliver it, record the
+ * outcome, repeat. The database is updated right after each successful send, so a message is
+ * delivered again only if the process dies between the server's acceptance and that write
+ * (at-least-once with a window of one message; the stable Message-ID lets mail systems spot it).
+ */
+export async function deliverOutbox(handle: WorkspaceHandle, services: AppServices, transport?: MailTransport): Promise<DeliveryResult> {
+  const result: DeliveryResult = { sent: 0, retried: 0, failed: 0 };
+  const db = handle.db;
+  let own: MailTransport | null = null;
+  const pdfs = new Map<string, { filename: string; content: Buffer }>();
+  const info = workspaceInfo(handle);
+  try {
+    for (let i = 0; i < PER_PASS; i++) {
+      const row = claimOne(db, services.clock());
+      if (!row) break;
+      try {
+        const message: Mail.Options & { messageId: string } = {
+          from: services.config.mailFrom,
+          to: row.toName ? { name: row.toName, address: row.toAddress } : row.toAddress,
+          subject: row.subject,
+          text: row.text,
+          messageId: row.messageId,
+          headers: { 'X-Hourbook-Message-Kind': row.kind },
+          ...(row.html ? { html: row.html } : {}),
+          ...(row.replyTo ? { replyTo: row.replyTo } : {}),
+        };
+        if (row.attachInvoicePdf && row.invoiceId) {
+          let pdf = pdfs.get(row.invoiceId);
+          if (!pdf) {
+            const doc = loadInvoiceDocument(db, row.invoiceId, { workspaceName: info.name, publicBase: publicUrlFor(services.config, handle.subdomain) });
+            pdf = { filename: `invoice-${safeFileName(doc.invoice.number)}.pdf`, content: await renderInvoicePdf(doc) };
+            pdfs.set(row.invoiceId, pdf);
+          }
+          message.attachments = [{ filename: pdf.filename, content: pdf.content, contentType: 'application/pdf' }];
+        }
+        own ??= transport ? null : createMailTransport(services.config, handle.subdomain);
+        await (transport ?? own!).send(message, row.id);
+      } catch (err) {
+        const outcome = recordFailure(db, row, err, services.clock());
+        if (outcome === 'failed') result.failed++;
+        else result.retried++;
+        services.logger.warn({ err, outbox_id: row.id, workspace: handle.subdomain, outcome }, 'mail delivery failed');
+        continue;
+      }
+      recordSent(db, row, services.clock());
+      result.sent++;
+    }
+  } finally {
+    own?.close();
+  }
+  return result;
+}

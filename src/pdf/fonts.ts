@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * pdfkit's built-in Helvetica only draws WinAnsi (Windows-1252) characters: "Łódź", "Дмитрий" or
+ * "Ελλάδα" would come out as garbage. So the PDF embeds DejaVu Sans (Debian/Ubuntu package
+ * `fonts-dejavu-core`, present on most Linux hosts and in the Docker image) when it is installed:
+ * it covers Latin, Greek, Cyrillic and more. Without it the PDF falls back to Helvetica and every
+ * character outside WinAnsi is drawn as "?", so nothing silently turns into wrong letters.
+ * `HOURBOOK_FONT_DIR` may point at another directory holding DejaVuSans.ttf and DejaVuSans-Bold.ttf.
+ */
+const CANDIDATE_DIRS = [
+  process.env.HOURBOOK_FONT_DIR,
+  '/usr/share/fonts/truetype/dejavu',
+  '/usr/share/fonts/dejavu',
+  '/usr/share/fonts/TTF',
+  '/usr/local/share/fonts',
+  '/opt/homebrew/share/fonts',
+].filter((d): d is string => Boolean(d));
+
+export interface PdfFonts {
+  regular: string;
+  bold: string;
+  /** True when the fonts are embedded TrueType files that draw (almost) any script. */
+  unicode: boolean;
+}
+
+let found: PdfFonts | undefined;
+
+export function pdfFonts(): PdfFonts {
+  if (found) return found;
+  for (const dir of CANDIDATE_DIRS) {
+    const regular = join(dir, 'DejaVuSans.ttf');
+    const bold = join(dir, 'DejaVuSans-Bold.ttf');
+    if (existsSync(regular) && existsSync(bold)) return (found = { regular, bold, unicode: true });
+  }
+  return (found = { regular: 'Helvetica', bold: 'Helvetica-Bold', unicode: false });
+}
+
+/** Windows-1252's characters above Latin-1 that Helvetica can draw. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+
+/** Text a standard PDF font can draw: characters outside WinAnsi become "?". */
+export function toWinAnsi(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 63;
+    out += (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff) || c === 0x0a || WIN_ANSI_EXTRA.has(ch) ? ch : '?';
+  }
+  return out;
+}

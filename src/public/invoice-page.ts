@@ -1,0 +1,141 @@
+import { eq } from 'drizzle-orm';
+import express, { type Request, type Response, type Router } from 'express';
+import { publicUrlFor } from '../config.ts';
+import { invoices } from '../db/schema/index.ts';
+import { documentFor, hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { secondsToHours } from '../domain/invoices/records.ts';
+import { formatMoney } from '../domain/money.ts';
+import { renderInvoicePdf } from '../pdf/invoice.ts';
+import type { AppServices } from '../trpc/context.ts';
+import { subdomainFromHost } from '../workspaces/host.ts';
+import { workspaceInfo } from '../workspaces/info.ts';
+
+/** Tokens are 43 base64url characters (256 random bits); anything else is not looked up. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>
+body{font:15px/1.45 system-ui,sans-serif;color:#222;max-width:860px;margin:2rem auto;padding:0 1rem}
+table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{padding:.35rem .5rem;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+th{color:#555;font-weight:600}.num{text-align:right;white-space:nowrap}.totals td{border:0}.total td{font-weight:700;font-size:1.1em}
+.meta{color:#555}.status{display:inline-block;padding:.1rem .5rem;border-radius:4px;background:#eee;font-size:.85em;text-transform:uppercase}
+a.button{display:inline-block;padding:.5rem 1rem;background:#1a4fa3;color:#fff;border-radius:4px;text-decoration:none}
+</style></head><body>${body}</body></html>`;
+
+/** The invoice as HTML; every value from the database goes through escapeHtml. */
+export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
+  const { invoice } = doc;
+  const e = escapeHtml;
+  const money = (minor: number | null) => (minor === null ? '' : e(formatMoney(minor, invoice.currency)));
+  const timeLines = doc.lines.filter((l) => l.kind === 'time_entry');
+  const serviceLines = doc.lines.filter((l) => l.kind === 'service');
+  const parts: string[] = [];
+  parts.push(`<h1>${e(doc.workspaceName)} — Invoice ${e(invoice.number)} <span class="status">${e(invoice.status)}</span></h1>`);
+  parts.push(`<p class="meta">Issued ${e(invoice.issueDate)} · due ${e(invoice.dueDate)}</p>`);
+  parts.push(`<p><strong>Bill to:</strong> ${e(doc.client.name)}${doc.client.secondaryName ? `, ${e(doc.client.secondaryName)}` : ''}`);
+  if (doc.client.address) parts.push(`<br>${e(doc.client.address).replace(/\r?\n/g, '<br>')}`);
+  parts.push('</p>');
+  if (timeLines.length) {
+    type Col = [string, (l: DocumentLine) => string, boolean];
+    const when = (flag: boolean, col: Col): Col[] => (flag ? [col] : []);
+    const cols: Col[] = [
+      ...when(invoice.displayDate, ['Date', (l) => e(l.date ?? ''), false]),
+      ...when(invoice.displayProjectName, ['Project', (l) => e(l.projectName ?? ''), false]),
+      ...when(invoice.displayTaskName, ['Task', (l) => e(l.taskName ?? ''), false]),
+      ...when(invoice.displayPersonName, ['Person', (l) => e(l.personName ?? ''), false]),
+      ...when(invoice.displayNote, ['Notes', (l) => e(l.notes), false]),
+      ['Hours', (l) => String(secondsToHours(l.seconds ?? 0)), true],
+      ['Rate', (l) => money(l.hourlyRateMinor), true],
+      ['Amount', (l) => money(l.amountMinor), true],
+    ];
+    parts.push(
+      `<table><thead><tr>${cols.map(([t, , n]) => `<th${n ? ' class="num"' : ''}>${t}</th>`).join('')}</tr></thead><tbody>` +
+        timeLines.map((l) => `<tr>${cols.map(([, f, n]) => `<td${n ? ' class="num"' : ''}>${f(l)}</td>`).join('')}</tr>`).join('') +
+        '</tbody></table>',
+    );
+  }
+  if (serviceLines.length) {
+    parts.push(
+      '<table><thead><tr><th>Description</th><th class="num">Quantity</th><th class="num">Unit price</th><th class="num">Amount</th></tr></thead><tbody>' +
+        serviceLines
+          .map(
+            (l) =>
+              `<tr><td>${e(l.notes)}</td><td class="num">${(l.quantityMilli ?? 0) / 1000}</td><td class="num">${money(l.unitAmountMinor)}</td><td class="num">${money(l.amountMinor)}</td></tr>`,
+          )
+          .join('') +
+        '</tbody></table>',
+    );
+  }
+  const summary = (title: string, groups: ReturnType<typeof hoursBy>) =>
+    `<h2>${title}</h2><table><tbody>${groups
+      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${secondsToHours(g.seconds)} h</td><td class="num">${money(g.amountMinor)}</td></tr>`)
+      .join('')}</tbody></table>`;
+  if (invoice.includeHoursByPerson && timeLines.length) parts.push(summary('Hours by person', hoursBy(timeLines, (l) => l.personName)));
+  if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => l.taskName)));
+  const totals = [
+    `<tr><td>Subtotal</td><td class="num">${money(invoice.subtotalMinor)}</td></tr>`,
+    ...doc.taxes.filter((t) => t.selected).map((t) => `<tr><td>${e(t.name)} (${e(t.percentage)}%)</td><td class="num">${money(t.amountMinor)}</td></tr>`),
+    `<tr class="total"><td>Total (${e(invoice.currency)})</td><td class="num">${money(invoice.totalMinor)}</td></tr>`,
+  ];
+  parts.push(`<table class="totals" style="width:auto;margin-left:auto"><tbody>${totals.join('')}</tbody></table>`);
+  if (invoice.notes) parts.push(`<h2>Notes</h2><p>${e(invoice.notes).replace(/\r?\n/g, '<br>')}</p>`);
+  parts.push(`<p><a class="button" href="${e(pdfHref)}">Download PDF</a></p>`);
+  return page(`Invoice ${invoice.number} — ${doc.workspaceName}`, parts.join('\n'));
+}
+
+const notFoundPage = () =>
+  page('Invoice not found', '<h1>Invoice not found</h1><p>This link does not lead to an invoice. Please check the address you were sent.</p>');
+
+/**
+ * `GET /invoices/<token>` and `/invoices/<token>/pdf`: the invoice's public page, the target of the
+ * payment link. No API key: the unguessable token is the credential, and the Host header selects
+ * the workspace exactly as for the API. Unknown hosts and tokens get the same 404 page.
+ */
+export function publicInvoiceRouter(services: AppServices): Router {
+  const router = express.Router({ caseSensitive: true, strict: false });
+  const lookup = (req: Request) => {
+    const token = String(req.params.token ?? '');
+    const subdomain = subdomainFromHost(req.headers.host, services.config.baseDomain);
+    if (!TOKEN.test(token) || !subdomain) return null;
+    const handle = services.registry.get(subdomain);
+    if (!handle) return null;
+    const invoice = handle.db.select().from(invoices).where(eq(invoices.publicToken, token)).get();
+    if (!invoice) return null;
+    const info = workspaceInfo(handle);
+    return { token, doc: documentFor(handle.db, invoice, { workspaceName: info.name, publicBase: publicUrlFor(services.config, subdomain) }) };
+  };
+  const secure = (res: Response) => {
+    // The token is the credential: keep the page out of caches, search engines and Referer headers.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Robots-Tag', 'noindex');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+  };
+  router.get('/invoices/:token', (req, res) => {
+    secure(res);
+    const found = lookup(req);
+    if (!found) {
+      res.status(404).type('html').send(notFoundPage());
+      return;
+    }
+    res.status(200).type('html').send(invoiceHtml(found.doc, `/invoices/${found.token}/pdf`));
+  });
+  router.get('/invoices/:token/pdf', async (req, res) => {
+    secure(res);
+    const found = lookup(req);
+    if (!found) {
+      res.status(404).type('html').send(notFoundPage());
+      return;
+    }
+    const pdf = await renderInvoicePdf(found.doc);
+    const name = `invoice-${found.doc.invoice.number.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
+    res.status(200).type('application/pdf').setHeader('Content-Disposition', `attachment; filename="${name}"`).send(pdf);
+  });
+  return router;
+}
