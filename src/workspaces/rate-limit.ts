@@ -22,7 +22,7 @@ export class RateLimiter {
       bucket = { tokens: this.perMinute, at: nowMs };
       this.buckets.set(key, bucket);
     }
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (nowMs - bucket.at) * this.perMs);
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + Math.max(0, nowMs - bucket.at) * this.perMs);
     bucket.at = nowMs;
     if (bucket.tokens < 1) {
       const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
