@@ -1,0 +1,142 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  decimalOf,
+  decimalText,
+  formatMoney,
+  fromMinor,
+  hoursToSeconds,
+  percentOfMinor,
+  quantityAmountMinor,
+  timeAmountMinor,
+  toMinor,
+  toScaledInteger,
+  withinTolerance,
+} from '../src/domain/money.ts';
+import { incrementNumber } from '../src/domain/invoices/read.ts';
+import { reminderDateFor } from '../src/domain/invoices/reminders.ts';
+
+describe('line amounts: hours × rate, rounded half-up once per line', () => {
+  it('rounds half a cent up', () => {
+    // 0.5 h at 0.01/h = 0.005 → 0.01
+    expect(timeAmountMinor(1800, 1)).toBe(1);
+    // 1 s at 100.00/h = 2.7777… cents → 3
+    expect(timeAmountMinor(1, 10000)).toBe(3);
+    // 20 min at 100.00/h = 33.333… → 33.33
+    expect(timeAmountMinor(1200, 10000)).toBe(3333);
+    // 1.5 h at 33.33 = 49.995 → 50.00
+    expect(timeAmountMinor(5400, 3333)).toBe(5000);
+  });
+
+  it('rounds each line, not the sum: three 20-minute lines at 100/h are 99.99', () => {
+    const lines = [1200, 1200, 1200].map((s) => timeAmountMinor(s, 10000));
+    expect(lines.reduce((a, b) => a + b, 0)).toBe(9999);
+  });
+
+  it('is exact far beyond float precision', () => {
+    // 24 h at 999,999,999.99/h
+    expect(timeAmountMinor(86400, 99999999999)).toBe(2399999999976);
+  });
+
+  it('matches exact rational arithmetic for any seconds and rate', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 86400 }), fc.integer({ min: 0, max: 10_000_000 }), (s, r) => {
+        const exact = (BigInt(s) * BigInt(r) * 2n + 3600n) / 7200n;
+        expect(timeAmountMinor(s, r)).toBe(Number(exact));
+      }),
+    );
+  });
+
+  it('converts decimal hours to seconds half-up', () => {
+    expect(hoursToSeconds(1.5)).toBe(5400);
+    expect(hoursToSeconds(0.25)).toBe(900);
+    expect(hoursToSeconds(0.3333)).toBe(1200); // 1199.88 s
+    expect(hoursToSeconds(0.1)).toBe(360); // no 0.1 float drift
+    expect(hoursToSeconds(1 / 7200)).toBe(1); // 0.5 s → 1
+  });
+
+  it('service lines: quantity (thousandths) × unit amount, half-up', () => {
+    expect(quantityAmountMinor(1500, 999)).toBe(1499); // 1.5 × 9.99 = 14.985 → 14.99
+    expect(quantityAmountMinor(3000, 3333)).toBe(9999);
+    expect(quantityAmountMinor(1, 1)).toBe(0); // 0.001 × 0.01
+    expect(toScaledInteger(1.5, 3)).toBe(1500);
+    expect(toScaledInteger(0.0005, 3)).toBeNull();
+  });
+});
+
+describe('taxes: a percentage of the subtotal, as an exact decimal', () => {
+  it('rounds half-up and never drifts through floats', () => {
+    expect(percentOfMinor(10000, '19')).toBe(1900);
+    expect(percentOfMinor(999, '7.25')).toBe(72); // 72.4275
+    expect(percentOfMinor(1000, '0.5')).toBe(5);
+    expect(percentOfMinor(1, '50')).toBe(1); // 0.5 → 1
+    expect(percentOfMinor(12345, '8.875')).toBe(1096); // 1095.61875
+    expect(percentOfMinor(100, '0')).toBe(0);
+  });
+
+  it('keeps the percentage as written', () => {
+    expect(decimalText(7.25)).toBe('7.25');
+    expect(decimalText(19)).toBe('19');
+    expect(decimalText(0.1)).toBe('0.1');
+    expect(decimalOf(8.875)).toEqual({ units: 8875n, scale: 3 });
+  });
+});
+
+describe('currencies', () => {
+  it('USD, EUR: cents', () => {
+    expect(toMinor(10.5, 'USD')).toBe(1050);
+    expect(toMinor(0.29, 'EUR')).toBe(29); // 0.29 * 100 = 28.999999999999996 in floats
+    expect(toMinor(12.345, 'USD')).toBeNull();
+    expect(fromMinor(1050, 'EUR')).toBe(10.5);
+    expect(formatMoney(123450, 'USD')).toBe('$1,234.50');
+    expect(formatMoney(123450, 'EUR')).toBe('€1,234.50');
+  });
+
+  it('JPY has no decimals', () => {
+    expect(toMinor(1500, 'JPY')).toBe(1500);
+    expect(toMinor(1500.5, 'JPY')).toBeNull();
+    expect(timeAmountMinor(5400, 1333)).toBe(2000); // 1.5 h × ¥1,333 = 1,999.5 → ¥2,000
+    expect(formatMoney(2000, 'JPY')).toBe('¥2,000');
+    expect(percentOfMinor(2000, '10')).toBe(200);
+  });
+
+  it('BHD has three decimals', () => {
+    expect(toMinor(1.234, 'BHD')).toBe(1234);
+    expect(toMinor(1.2345, 'BHD')).toBeNull();
+    expect(timeAmountMinor(1200, 10000)).toBe(3333); // 20 min at 10.000 BHD = 3.333
+    expect(fromMinor(3333, 'BHD')).toBe(3.333);
+    expect(formatMoney(3333, 'BHD')).toMatch(/3\.333/);
+  });
+
+  it('compares a stated total within 0.01 in exact decimals', () => {
+    expect(withinTolerance(100.01, 10000, 'USD')).toBe(true);
+    expect(withinTolerance(99.99, 10000, 'USD')).toBe(true);
+    expect(withinTolerance(100.02, 10000, 'USD')).toBe(false);
+    expect(withinTolerance(100.005, 10000, 'USD')).toBe(true);
+    expect(withinTolerance(2000, 2000, 'JPY')).toBe(true);
+    expect(withinTolerance(2001, 2000, 'JPY')).toBe(false);
+    expect(withinTolerance(3.343, 3333, 'BHD')).toBe(true);
+    expect(withinTolerance(3.344, 3333, 'BHD')).toBe(false);
+  });
+});
+
+describe('invoice numbers', () => {
+  it.each([
+    ['INV-0041', 'INV-0042'],
+    ['INV-0099', 'INV-0100'],
+    ['INV-9999', 'INV-10000'],
+    ['2026/007', '2026/008'],
+    ['41', '42'],
+    ['ACME', 'ACME-2'],
+  ])('%s → %s', (last, next) => expect(incrementNumber(last)).toBe(next));
+});
+
+describe('reminder dates', () => {
+  it('on the due date and every 7 days after, the latest one not after today', () => {
+    expect(reminderDateFor('2026-11-20', '2026-11-19')).toBeNull();
+    expect(reminderDateFor('2026-11-20', '2026-11-20')).toBe('2026-11-20');
+    expect(reminderDateFor('2026-11-20', '2026-11-26')).toBe('2026-11-20');
+    expect(reminderDateFor('2026-11-20', '2026-11-27')).toBe('2026-11-27');
+    expect(reminderDateFor('2026-11-20', '2026-12-20')).toBe('2026-12-18');
+  });
+});
