@@ -1,6 +1,7 @@
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { seedTeamAndClients } from './team-and-clients.ts';
 import { seedRecipients } from './recipients.ts';
+import { seedProjects } from './projects.ts';
 import { seedTimeEntries } from './time-entries.ts';
 
 /**
@@ -10,5 +11,6 @@ import { seedTimeEntries } from './time-entries.ts';
 export function seedDemo(handle: WorkspaceHandle, now: Date): void {
   seedTeamAndClients(handle, now);
   seedRecipients(handle, now);
+  seedProjects(handle, now);
   seedTimeEntries(handle, now);
 }

@@ -50,7 +50,8 @@ export const projectStatements = (db: Database) => ({
     .from(projectUsers)
     .innerJoin(teamMembers, eq(teamMembers.id, projectUsers.userId))
     .where(eq(projectUsers.projectId, sql.placeholder('projectId')))
-    .orderBy(asc(projectUsers.createdAt), asc(projectUsers.id))
+    // Users added in one request share a time; rowid keeps them in the order they were listed.
+    .orderBy(asc(projectUsers.createdAt), sql`"project_users"."rowid"`)
     .prepare(),
   roleOnProject: db
     .select({ role: projectUsers.role })
