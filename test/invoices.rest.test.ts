@@ -193,7 +193,7 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
 
   describe('line groups', () => {
     it.each([
-      ['both groups', (s: Setup) => ({ invoice_services: [{ quantity: 1, unit_amount: 1 }] })],
+      ['both groups', (_s: Setup) => ({ invoice_services: [{ quantity: 1, unit_amount: 1 }] })],
       ['neither group', () => ({ invoice_time_entries: undefined })],
       ['an empty group', () => ({ invoice_time_entries: [] })],
       ['an empty service group', () => ({ invoice_time_entries: undefined, invoice_services: [] })],
