@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 /** A client with one hourly project (100.00/h), a task, a member and `n` one-hour unbilled entries. */
-function setup(db: Database, opts: { entries?: number; project?: Parameters<typeof makeProjectSetup>[1]['project']; currency?: string } = {}) {
+function setup(db: Database, opts: { entries?: number; project?: Partial<typeof projects.$inferInsert>; currency?: string } = {}) {
   const s = makeProjectSetup(db, { project: { currency: opts.currency ?? 'USD', ...opts.project } });
   if (opts.currency) db.update(clients).set({ currency: opts.currency }).where(eq(clients.id, s.client.id)).run();
   const entries = Array.from({ length: opts.entries ?? 2 }, () =>
