@@ -1,0 +1,145 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approvalDigests, outbox, workspace } from '../src/db/schema/index.ts';
+import { queueDueDigests } from '../src/domain/time-entries/digest.ts';
+import { approvalDigestJob } from '../src/jobs/approval-digest.ts';
+import { jobs } from '../src/jobs/index.ts';
+import { runJobOnce } from '../src/jobs/runner.ts';
+import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
+import { makeMember, makeProjectSetup, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
+import { callerFor, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+
+let env: TestEnv;
+const clock = testClock('2026-11-18T10:00:00.000Z');
+let ws: TestWorkspace;
+let kicks = 0;
+
+beforeAll(async () => {
+  env = await startTestEnv({ clock });
+  ws = env.workspace('digest');
+  // Before anything reads it: this workspace keeps New York time (EST, UTC-5, in November).
+  ws.handle.db.update(workspace).set({ timeZone: 'America/New_York' }).where(eq(workspace.subdomain, 'digest')).run();
+});
+afterAll(() => env.close());
+
+const services = () => ({ ...env.services, notifyOutbox: () => void kicks++ });
+const runJob = () => runJobOnce(approvalDigestJob, services());
+const mails = (kind: string) => ws.handle.db.select().from(outbox).where(eq(outbox.kind, kind)).all();
+
+function approvalsProject(over: NonNullable<Parameters<typeof makeProjectSetup>[1]>['project'] = {}) {
+  const db = ws.handle.db;
+  const s = makeProjectSetup(db, { project: { enableApprovals: true, replyTo: 'studio@agency.test', ...over } });
+  const pms = [makeMember(db, { firstName: 'Pia' }), makeMember(db, { firstName: 'Max' })];
+  for (const pm of pms) makeProjectUser(db, s.project.id, pm.id, { role: 'project_manager' });
+  return { ...s, pms };
+}
+
+describe('weekly approval digest', () => {
+  it('is one of the jobs the server runs', () => {
+    expect(jobs).toContain(approvalDigestJob);
+  });
+
+  it("is sent once a week, at the project's day and time in the workspace's time zone", async () => {
+    const s = approvalsProject({ notifyWeekly: true, notificationDay: 'friday', notificationTime: '09:00', name: 'Website relaunch' });
+    const refs = { clientId: s.client.id, projectId: s.project.id, taskId: s.task.id, userId: s.member.id };
+    makeTimeEntry(ws.handle.db, refs, { recordedOn: '2026-11-17', seconds: 5400, status: 'pending_approval', notes: 'Wireframes' });
+    makeTimeEntry(ws.handle.db, refs, { recordedOn: '2026-11-16', seconds: 3600, status: 'pending_approval' });
+    makeTimeEntry(ws.handle.db, refs, { recordedOn: '2026-11-16', seconds: 7200, status: 'unbilled', notes: 'already approved' });
+
+    clock.set('2026-11-18T10:00:00.000Z'); // Wednesday
+    await runJob();
+    clock.set('2026-11-20T13:59:00.000Z'); // Friday 08:59 in New York (14:00 in UTC would already be past 09:00)
+    await runJob();
+    expect(mails('approval_digest')).toEqual([]);
+
+    kicks = 0;
+    clock.set('2026-11-20T14:00:00.000Z'); // Friday 09:00 in New York
+    await runJob();
+    const sent = mails('approval_digest');
+    expect(sent.map((m) => m.toAddress).sort()).toEqual(s.pms.map((p) => p.email).sort());
+    expect(kicks).toBe(1);
+    for (const m of sent) {
+      expect(m).toMatchObject({ replyTo: 'studio@agency.test', status: 'pending', subject: '2 time entries awaiting approval on Website relaunch' });
+      expect(m.text).toContain('2026-11-16');
+      expect(m.text).toContain('Wireframes');
+      expect(m.text).toContain('week of 2026-11-16');
+      expect(m.text).not.toContain('already approved');
+    }
+    expect(ws.handle.db.select().from(approvalDigests).where(eq(approvalDigests.projectId, s.project.id)).all()).toEqual([
+      { projectId: s.project.id, sentFor: '2026-11-20', createdAt: '2026-11-20T14:00:00.000Z' },
+    ]);
+
+    // later the same week, and after a restart (a fresh registry over the same files): nothing more
+    clock.set('2026-11-22T20:00:00.000Z');
+    await runJob();
+    const reopened = new WorkspaceRegistry({ dataDir: env.dataDir, synchronous: 'NORMAL' });
+    const handle = reopened.get('digest');
+    expect(handle && queueDueDigests(handle, clock())).toBe(0);
+    handle?.close();
+    expect(mails('approval_digest')).toHaveLength(2);
+
+    // the next week's Friday sends again
+    clock.set('2026-11-27T14:00:00.000Z');
+    await runJob();
+    expect(mails('approval_digest')).toHaveLength(4);
+  });
+
+  it('a late start in the same week still sends; nothing pending sends nothing but counts as sent', async () => {
+    const before = mails('approval_digest').length;
+    const empty = approvalsProject({ notifyWeekly: true, notificationDay: 'monday', notificationTime: '8:30' });
+    const busy = approvalsProject({ notifyWeekly: true, notificationDay: 'monday', notificationTime: '08:30' });
+    makeTimeEntry(ws.handle.db, { clientId: busy.client.id, projectId: busy.project.id, taskId: busy.task.id, userId: busy.member.id }, { status: 'pending_approval' });
+    clock.set('2026-12-02T15:00:00.000Z'); // Wednesday: Monday 08:30 has passed this week
+    await runJob();
+    const sent = mails('approval_digest').slice(before);
+    expect(sent.map((m) => m.toAddress).sort()).toEqual(busy.pms.map((p) => p.email).sort());
+    expect(ws.handle.db.select().from(approvalDigests).where(eq(approvalDigests.projectId, empty.project.id)).all()).toHaveLength(1);
+  });
+
+  it('needs the weekly flag, a day and a time, and an active project', async () => {
+    const variants = [
+      { notifyWeekly: false, notificationDay: 'monday' as const, notificationTime: '08:00' },
+      { notifyWeekly: true, notificationDay: null, notificationTime: '08:00' },
+      { notifyWeekly: true, notificationDay: 'monday' as const, notificationTime: null },
+      { notifyWeekly: true, notificationDay: 'monday' as const, notificationTime: '08:00', status: 'archived' as const },
+    ];
+    const managers: string[] = [];
+    for (const v of variants) {
+      const s = approvalsProject(v);
+      managers.push(...s.pms.map((p) => p.email));
+      makeTimeEntry(ws.handle.db, { clientId: s.client.id, projectId: s.project.id, taskId: s.task.id, userId: s.member.id }, { status: 'pending_approval' });
+    }
+    clock.set('2026-12-09T15:00:00.000Z');
+    await runJob();
+    expect(mails('approval_digest').filter((m) => managers.includes(m.toAddress))).toEqual([]);
+    // the projects of the test before, which are due, did send: the pass ran
+    expect(mails('approval_digest').filter((m) => m.createdAt === '2026-12-09T15:00:00.000Z').length).toBeGreaterThan(0);
+  });
+});
+
+describe('instant approval requests', () => {
+  it('are queued with the entry and wake the outbox worker after the commit', async () => {
+    clock.set('2026-11-18T10:00:00.000Z');
+    const s = approvalsProject({ notifyInstantly: true });
+    const nonBillable = makeTask(ws.handle.db, s.project.id, { billable: false });
+    kicks = 0;
+    const caller = callerFor(services(), 'digest', ws.key);
+    const res = await caller.timeEntries.create({
+      email: s.member.email,
+      client_id: s.client.id,
+      project_id: s.project.id,
+      task_id: nonBillable.id,
+      recorded_on: '2026-11-18',
+      hours: '0.75',
+    });
+    expect(res.status).toBe('pending_approval');
+    expect(kicks).toBe(1);
+    const queued = mails('approval_request').filter((m) => m.text.includes(res.id));
+    expect(queued.map((m) => m.toAddress).sort()).toEqual(s.pms.map((p) => p.email).sort());
+    expect(queued[0]?.text).toContain('Hours:   0.75');
+
+    // approving needs no mail; an entry that is not pending wakes nobody
+    await caller.timeEntries.approve({ email: s.pms[0]!.email, time_entry_id: res.id });
+    expect(kicks).toBe(1);
+  });
+});
