@@ -45,6 +45,22 @@ describe('createHourbookClient against a running server', () => {
     expect(members.items.map((m) => m.email)).toEqual([env.beta.ownerEmail]);
   });
 
+  it('uses fetch for hosts Node resolves itself (here the bare base domain, which is no workspace)', async () => {
+    const seen: string[] = [];
+    const hourbook = createHourbookClient({
+      baseUrl: `http://localhost:${port}`,
+      apiKey: env.alpha.key,
+      fetch: (input, init) => {
+        seen.push(String(input));
+        return fetch(input, init);
+      },
+    });
+    const err = await failure(() => hourbook.teamMembers.list.query({}));
+    expect(err.data?.code).toBe('workspace_not_found');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(new RegExp(`^http://localhost:${port}/trpc/teamMembers\\.list\\?`));
+  });
+
   it("never opens a workspace with another workspace's key", async () => {
     const hourbook = createHourbookClient({ baseUrl: `http://alpha.localhost:${port}`, apiKey: env.beta.key });
     const err = await failure(() => hourbook.teamMembers.list.query({}));
