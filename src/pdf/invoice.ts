@@ -142,14 +142,14 @@ export function renderInvoicePdf(doc: InvoiceDocument): Promise<Buffer> {
   const serviceLines = doc.lines.filter((l) => l.kind === 'service');
   if (timeLines.length) {
     const cols = layout([
-      ...(invoice.displayDate ? [{ title: 'Date', width: 58, align: 'left' as const, cell: (l: DocumentLine) => l.date ?? '' }] : []),
+      ...(invoice.displayDate ? [{ title: 'Date', width: 60, align: 'left' as const, cell: (l: DocumentLine) => l.date ?? '' }] : []),
       ...(invoice.displayProjectName ? [{ title: 'Project', align: 'left' as const, cell: (l: DocumentLine) => l.projectName ?? '' }] : []),
       ...(invoice.displayTaskName ? [{ title: 'Task', align: 'left' as const, cell: (l: DocumentLine) => l.taskName ?? '' }] : []),
       ...(invoice.displayPersonName ? [{ title: 'Person', align: 'left' as const, cell: (l: DocumentLine) => l.personName ?? '' }] : []),
       ...(invoice.displayNote ? [{ title: 'Notes', weight: 2, align: 'left' as const, cell: (l: DocumentLine) => l.notes }] : []),
-      { title: 'Hours', width: 42, align: 'right', cell: (l) => hours(l.seconds) },
-      { title: 'Rate', width: 70, align: 'right', cell: (l) => money(l.hourlyRateMinor) },
-      { title: 'Amount', width: 80, align: 'right', cell: (l) => money(l.amountMinor) },
+      { title: 'Hours', width: 38, align: 'right', cell: (l) => hours(l.seconds) },
+      { title: 'Rate', width: 62, align: 'right', cell: (l) => money(l.hourlyRateMinor) },
+      { title: 'Amount', width: 70, align: 'right', cell: (l) => money(l.amountMinor) },
     ]);
     table(null, cols, timeLines);
   }
@@ -195,7 +195,7 @@ export function renderInvoicePdf(doc: InvoiceDocument): Promise<Buffer> {
   }
   if (invoice.includeTimeEntries && timeLines.length) {
     const cols = layout([
-      { title: 'Date', width: 58, align: 'left', cell: (l) => l.date ?? '' },
+      { title: 'Date', width: 60, align: 'left', cell: (l) => l.date ?? '' },
       { title: 'Person', align: 'left', cell: (l) => l.personName ?? '' },
       { title: 'Task', align: 'left', cell: (l) => l.taskName ?? '' },
       { title: 'Notes', weight: 2, align: 'left', cell: (l) => l.notes },
