@@ -40,6 +40,7 @@ describe('/docs', () => {
       expect(res.status, asset).toBe(200);
       expect(res.raw.length, asset).toBeGreaterThan(1000);
     }
+    for (const demo of ['/docs/index.html', '/docs/swagger-initializer.js']) expect((await get(demo)).headers.location, demo).toBe('/docs/');
     const init = await get('/docs/swagger-ui-init.js');
     expect(init.text).toContain('"url": "/api/external/openapi.json"');
     expect(init.text).toContain('"validatorUrl": null');

@@ -20,6 +20,10 @@ export function docsRouter(): Router {
     if (req.originalUrl.split('?')[0] === DOCS_PATH) res.redirect(301, `${DOCS_PATH}/`);
     else next();
   });
+  // swagger-ui-dist's own demo page would load the Petstore document from the internet.
+  router.get(['/index.html', '/swagger-initializer.js'], (_req, res) => {
+    res.redirect(301, `${DOCS_PATH}/`);
+  });
   router.use(swaggerUi.serveFiles(undefined, options));
   router.get('/', swaggerUi.setup(undefined, options));
   return router;
