@@ -1,0 +1,255 @@
+/**
+ * Throughput of the hot write path, POST /api/external/v2/time-entries, beside a floor: a bare
+ * node:http + better-sqlite3 server doing one prepared insert per request into the same table, on
+ * the same disk with the same pragmas. Both run in a child process of their own, so the load
+ * generator (autocannon, here) never shares an event loop with the server it measures.
+ *
+ *   npx tsx scripts/bench-time-entries.ts            # 10 s, 10 connections
+ *   BENCH_DURATION=30 BENCH_CONNECTIONS=50 npx tsx scripts/bench-time-entries.ts
+ *   SQLITE_SYNCHRONOUS=NORMAL npx tsx scripts/bench-time-entries.ts   # without an fsync per commit
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
+import { addDays } from '../src/domain/time/calendar.ts';
+import { createServices, startServer } from '../src/server.ts';
+import { WorkspaceHandle } from '../src/workspaces/handle.ts';
+import { provisionWorkspace } from '../src/workspaces/provision.ts';
+
+const USERS = 50;
+/** Only the durability setting is taken from the environment; it dominates the figures. */
+const durability = (): Record<string, string> => (process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {});
+const HOST = 'bench.localhost';
+const WARMUP_SECONDS = 2;
+/** Entries are dated over the year before this day, so none is in the future and none is locked. */
+const LAST_DAY = '2026-11-17';
+
+export interface BenchFigures {
+  name: string;
+  requestsPerSecond: number;
+  p99Ms: number;
+  requests: number;
+  failures: number;
+}
+
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+  client_id: string;
+  project_id: string;
+  task_id: string;
+  emails: string[];
+}
+
+type FromChild = { ready: Target } | { stored: number };
+
+/**
+ * Entry i is for user i % 50 on a day that moves back one day per round of users, wrapping after a
+ * year: each user-day gets a quarter hour per 18 250 requests, far below the 24-hour limit.
+ */
+function bodyFor(target: Target, i: number): string {
+  return JSON.stringify({
+    client_id: target.client_id,
+    project_id: target.project_id,
+    task_id: target.task_id,
+    email: target.emails[i % target.emails.length],
+    recorded_on: addDays(LAST_DAY, -(Math.floor(i / target.emails.length) % 365)),
+    hours: '0.25',
+    notes: `bench ${i}`,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two servers (each runs in a child process started by `run`).
+
+async function serveApp(dataDir: string): Promise<{ target: Target; count: () => number }> {
+  const config = loadConfig({ ...durability(), DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
+  const services = createServices(config, { logger: pino({ level: 'silent' }) });
+  const now = new Date();
+  const ws = provisionWorkspace(services.registry, { subdomain: 'bench', timeZone: 'UTC', owner: { email: 'owner@bench.test', firstName: 'Bench', lastName: 'Owner' } }, now);
+  const handle = services.registry.get('bench');
+  if (!handle) throw new Error('bench workspace missing');
+  const at = now.toISOString();
+  const ids = { client: randomUUID(), project: randomUUID(), task: randomUUID() };
+  const emails = Array.from({ length: USERS }, (_, i) => `user${i}@bench.test`);
+  handle.db.transaction((tx) => {
+    tx.insert(clients)
+      .values({ id: ids.client, name: 'Bench client', identifier: 'BENCH', currency: 'USD', defaultInvoiceDueInDays: 30, createdAt: at, updatedAt: at })
+      .run();
+    tx.insert(projects)
+      .values({ id: ids.project, clientId: ids.client, name: 'Bench project', identifier: 'BENCH-0001', billingMethod: 'hourly_project_rate', hourlyRateMinor: 10000, currency: 'USD', timeRoundUpto: 15, createdAt: at, updatedAt: at })
+      .run();
+    tx.insert(tasks).values({ id: ids.task, projectId: ids.project, name: 'Development', position: 1, createdAt: at, updatedAt: at }).run();
+    for (const email of emails) {
+      const userId = randomUUID();
+      tx.insert(teamMembers).values({ id: userId, email, firstName: 'Bench', lastName: email, timeZone: 'UTC', organizationRole: 'Member', createdAt: at, updatedAt: at }).run();
+      tx.insert(projectUsers).values({ id: randomUUID(), projectId: ids.project, userId, role: 'regular_user', createdAt: at, updatedAt: at }).run();
+    }
+  });
+  const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: false });
+  return {
+    target: {
+      url: `${server.url}/api/external/v2/time-entries`,
+      headers: { host: HOST, 'x-api-key': ws.apiKey, 'content-type': 'application/json' },
+      client_id: ids.client,
+      project_id: ids.project,
+      task_id: ids.task,
+      emails,
+    },
+    count: () => handle.sqlite.prepare('select count(*) from time_entries').pluck().get() as number,
+  };
+}
+
+function readJson(req: IncomingMessage): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>);
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The floor: parse JSON, one prepared insert into the same migrated table, answer JSON. */
+async function serveBare(dataDir: string): Promise<{ target: Target; count: () => number }> {
+  const config = loadConfig({ ...durability(), DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const handle = new WorkspaceHandle('bare', join(dataDir, 'bare.sqlite'), { synchronous: config.sqliteSynchronous });
+  // no referenced rows exist here: the floor measures one insert, not the lookups
+  handle.sqlite.pragma('foreign_keys = OFF');
+  const insert = handle.sqlite.prepare(
+    `insert into time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, notes, metadata, status, is_override, invoice_id, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, null, 'unbilled', 0, null, ?, ?)`,
+  );
+  const server = createServer((req, res) => {
+    readJson(req)
+      .then((body) => {
+        const id = randomUUID();
+        const at = new Date().toISOString();
+        const seconds = Math.round(Number(body.hours) * 3600);
+        insert.run(id, body.client_id, body.project_id, body.task_id, body.email, body.recorded_on, seconds, seconds, body.notes ?? '', at, at);
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id, hours: seconds / 3600, recorded_on: body.recorded_on, created_at: at }));
+      })
+      .catch(() => {
+        res.writeHead(400).end();
+      });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    target: {
+      url: `http://127.0.0.1:${port}/time-entries`,
+      headers: { 'content-type': 'application/json' },
+      client_id: randomUUID(),
+      project_id: randomUUID(),
+      task_id: randomUUID(),
+      emails: Array.from({ length: USERS }, (_, i) => `user${i}@bench.test`),
+    },
+    count: () => handle.sqlite.prepare('select count(*) from time_entries').pluck().get() as number,
+  };
+}
+
+async function child(kind: 'app' | 'bare'): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), `hourbook-bench-${kind}-`));
+  const served = kind === 'app' ? await serveApp(dataDir) : await serveBare(dataDir);
+  process.send?.({ ready: served.target } satisfies FromChild);
+  process.on('message', (msg) => {
+    if (msg === 'count') process.send?.({ stored: served.count() } satisfies FromChild);
+    if (msg === 'exit') {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load generator.
+
+function nextMessage(proc: ChildProcess): Promise<FromChild> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`bench server exited with ${code}`));
+    proc.once('exit', onExit);
+    proc.once('message', (m) => {
+      proc.off('exit', onExit);
+      resolve(m as FromChild);
+    });
+  });
+}
+
+async function measure(kind: 'app' | 'bare', name: string, opts: { duration: number; connections: number }): Promise<BenchFigures> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: 'inherit' });
+  try {
+    const ready = await nextMessage(proc);
+    if (!('ready' in ready)) throw new Error('bench server did not start');
+    const target = ready.ready;
+    let i = 0;
+    const load = (duration: number) =>
+      autocannon({
+        url: target.url,
+        method: 'POST',
+        headers: target.headers,
+        connections: opts.connections,
+        duration,
+        requests: [{ setupRequest: (req) => ({ ...req, body: bodyFor(target, i++) }) }],
+      });
+    // A short unmeasured run first, so both servers are measured with their code compiled by the JIT.
+    const warmup = await load(WARMUP_SECONDS);
+    const result = await load(opts.duration);
+    proc.send('count');
+    const stored = await nextMessage(proc);
+    const ok = result['2xx'];
+    const failures = warmup.non2xx + warmup.errors + result.non2xx + result.errors + result.timeouts;
+    const answered = warmup['2xx'] + ok;
+    // requests still in flight when a run stops are stored but not counted: at most one per connection and run
+    if (!('stored' in stored) || stored.stored < answered || stored.stored > answered + 2 * opts.connections) {
+      throw new Error(`${name}: ${answered} requests answered 2xx but ${'stored' in stored ? stored.stored : '?'} rows were stored`);
+    }
+    return { name, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, requests: ok, failures };
+  } finally {
+    proc.send('exit');
+  }
+}
+
+/** Runs both servers one after the other and prints req/s, p99 and the ratio. */
+export async function run(opts: { duration?: number; connections?: number } = {}): Promise<BenchFigures[]> {
+  const settings = {
+    duration: opts.duration ?? Number(process.env.BENCH_DURATION ?? 10),
+    connections: opts.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 10),
+  };
+  const synchronous = loadConfig(durability()).sqliteSynchronous;
+  console.log(`time entries: POST /api/external/v2/time-entries, ${settings.duration} s, ${settings.connections} connections, SQLITE_SYNCHRONOUS=${synchronous}`);
+  const app = await measure('app', 'hourbook POST /v2/time-entries', settings);
+  const bare = await measure('bare', 'bare node:http + one insert', settings);
+  const rows = [app, bare].map((f) => ({
+    server: f.name,
+    'req/s': Math.round(f.requestsPerSecond),
+    'p99 ms': f.p99Ms,
+    '2xx': f.requests,
+    failures: f.failures,
+  }));
+  console.table(rows);
+  console.log(`hourbook / bare: ${(app.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}× the throughput, p99 ${(app.p99Ms / Math.max(bare.p99Ms, 1)).toFixed(2)}× the latency`);
+  if (app.failures > 0) throw new Error(`hourbook answered ${app.failures} requests with an error`);
+  return [app, bare];
+}
+
+const serveAt = process.argv.indexOf('--serve');
+if (serveAt >= 0) {
+  await child(process.argv[serveAt + 1] === 'bare' ? 'bare' : 'app');
+} else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await run();
+}
