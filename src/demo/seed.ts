@@ -3,6 +3,7 @@ import { seedTeamAndClients } from './team-and-clients.ts';
 import { seedRecipients } from './recipients.ts';
 import { seedProjects } from './projects.ts';
 import { seedTimeEntries } from './time-entries.ts';
+import { seedInvoices } from './invoices.ts';
 
 /**
  * Sample data for the `demo` workspace, one seeder per resource. Each seeder adds its data only
@@ -13,4 +14,5 @@ export function seedDemo(handle: WorkspaceHandle, now: Date): void {
   seedRecipients(handle, now);
   seedProjects(handle, now);
   seedTimeEntries(handle, now);
+  seedInvoices(handle, now);
 }
