@@ -6,7 +6,7 @@ import { documentFor, hoursBy, type DocumentLine, type InvoiceDocument } from '.
 import { secondsToHours } from '../domain/invoices/records.ts';
 import { formatMoney } from '../domain/money.ts';
 import { renderInvoicePdf } from '../pdf/invoice.ts';
-import type { AppServices } from '../trpc/context.ts';
+import { hostOf, type AppServices } from '../trpc/context.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 import { workspaceInfo } from '../workspaces/info.ts';
 
@@ -100,7 +100,7 @@ export function publicInvoiceRouter(services: AppServices): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
   const lookup = (req: Request) => {
     const token = String(req.params.token ?? '');
-    const subdomain = subdomainFromHost(req.headers.host, services.config.baseDomain);
+    const subdomain = subdomainFromHost(hostOf(req, services.config.trustProxy), services.config.baseDomain);
     if (!TOKEN.test(token) || !subdomain) return null;
     const handle = services.registry.get(subdomain);
     if (!handle) return null;

@@ -64,7 +64,7 @@ const prepare = (raw: SqliteConnection) => {
      */
     markBilled: raw.prepare<[string, string, string]>(
       `UPDATE time_entries SET status = 'billed', invoice_id = ?, updated_at = ?
-        WHERE id IN (SELECT value FROM json_each(?)) AND status = 'unbilled'`,
+        WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'unbilled'`,
     ),
   };
 };
