@@ -12,24 +12,28 @@ export const MAX_CHECKLIST_ITEMS = 200;
 export const MAX_BATCH = 500;
 
 /** `hours` as sent (a string), read into whole seconds. */
-export const hoursField = z.string({ message: 'must be hours as a string such as "1.5", "0.25" or "1:30"' }).transform((value, ctx) => {
-  const parsed = parseHours(value);
-  if (!parsed.ok) {
-    ctx.addIssue({ code: 'custom', message: parsed.message });
-    return z.NEVER;
-  }
-  return parsed.seconds;
-});
+export const hoursField = z
+  .string({ message: 'must be hours as a string such as "1.5", "0.25" or "1:30"' })
+  .meta({ description: 'Hours worked, as a string: decimal ("1.5", "0.25"; at most 4 decimals) or H:MM ("1:30"); more than 0, at most 24' })
+  .transform((value, ctx) => {
+    const parsed = parseHours(value);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }
+    return parsed.seconds;
+  });
 
 /** A JSON object (not an array or a scalar) of at most 16 KiB once serialised. */
 export const metadataField = z
   .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
+  .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised` })
   .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_METADATA_BYTES, {
     message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
   });
 
 /** Body ids are strings: an unknown or malformed id is a 404 for its resource, never a 422. */
-const idField = (what: string) => z.string({ message: `must be the id of a ${what}` });
+const idField = (what: string, description: string) => z.string({ message: `must be the id of a ${what}` }).meta({ description });
 
 const notesField = z.string({ message: 'must be text' }).max(MAX_NOTES_LENGTH, `must be at most ${MAX_NOTES_LENGTH} characters`);
 
@@ -37,16 +41,21 @@ export const checklistItemsField = z
   .array(z.object({ id: z.string({ message: 'must be a checklist item id' }), is_completed: z.boolean({ message: 'must be true or false' }) }), {
     message: 'must be a list of {id, is_completed}',
   })
-  .max(MAX_CHECKLIST_ITEMS, `may hold at most ${MAX_CHECKLIST_ITEMS} items`);
+  .max(MAX_CHECKLIST_ITEMS, `may hold at most ${MAX_CHECKLIST_ITEMS} items`)
+  .meta({ description: "Checklist items of the entry's task, each at most once" });
 
-const isOverrideField = z.boolean({ message: 'must be true or false' }).optional().default(false);
+const isOverrideField = z
+  .boolean({ message: 'must be true or false' })
+  .meta({ description: 'Record even on a date locked by autolock; only for an Owner, an Admin or a project manager of the project (logged)' })
+  .optional()
+  .default(false);
 
 /** Endpoints 2 and 3 (the acting `email` is added by the procedure: it names the entry's user). */
 export const createInput = z.object({
-  client_id: idField('client'),
-  project_id: idField('project'),
-  task_id: idField('task'),
-  recorded_on: flexibleDate,
+  client_id: idField('client', 'A client of this workspace'),
+  project_id: idField('project', 'An active project of that client'),
+  task_id: idField('task', 'A task of that project that is not archived'),
+  recorded_on: flexibleDate.meta({ description: "The day worked, YYYY-MM-DD (or MM/DD/YYYY), on the user's calendar" }),
   hours: hoursField,
   notes: notesField.nullish(),
   metadata: metadataField.nullish(),
@@ -63,7 +72,7 @@ export const createOutput = z.object({
   organization_id: z.string(),
   subdomain: z.string(),
   id: z.string(),
-  hours: z.number(),
+  hours: z.number().meta({ description: "The duration after the project's rounding, in hours (4 decimals)" }),
   notes: z.string(),
   task_id: z.string(),
   user_id: z.string(),
@@ -116,7 +125,7 @@ export const listOutput = z.object({ items: z.array(timeEntryRecord), next_curso
 /** Only the given fields change; `metadata: null` clears it, `checklist_items` replaces the set. */
 export const updateInput = z.object({
   time_entry_id: z.string(),
-  task_id: idField('task').optional(),
+  task_id: idField('task', 'Another task of the same project').optional(),
   recorded_on: flexibleDate.optional(),
   hours: hoursField.optional(),
   notes: notesField.nullish(),
