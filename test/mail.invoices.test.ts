@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invoices, outbox, projects } from '../src/db/schema/index.ts';
 import { outboxJob } from '../src/jobs/outbox.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
@@ -255,5 +255,25 @@ describe('without SMTP_URL', () => {
       expect(parsed.attachments[0]!.content.subarray(0, 4).toString('latin1')).toBe('%PDF');
     }
     expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
+  });
+});
+
+describe('with the background jobs running', () => {
+  let env: TestEnv;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env = await startTestEnv({ jobs: true, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
+  });
+  afterAll(async () => {
+    await env.close();
+    await smtp.close();
+  });
+
+  it('the commit wakes the outbox job, which delivers without being called', async () => {
+    const inv = await sendInvoice(env.alpha, { copy: false });
+    await vi.waitFor(() => expect(smtp.received).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(invoiceStatus(env.alpha, inv.id)).toBe('sent'), { timeout: 10_000, interval: 20 });
+    expect(smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual(inv.recipients.map((r) => r.email).sort());
   });
 });
