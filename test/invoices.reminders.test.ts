@@ -70,6 +70,8 @@ describe('automated reminders', () => {
     expect(recorded.map((r) => r.remindOn).sort()).toEqual(['2026-11-20', '2026-11-27']);
 
     await env.alpha.caller.invoices.markPaid({ email: env.alpha.ownerEmail, invoice_id: inv.id });
+    // Reminders still waiting for delivery are cancelled by the payment.
+    expect(remindersOf(inv.id).map((r) => r.status)).toEqual(['failed', 'failed']);
     await run('2026-12-04T12:00:00.000Z');
     expect(remindersOf(inv.id)).toHaveLength(2);
     expect(remindersOf(quiet.id)).toHaveLength(0);

@@ -5,7 +5,10 @@ import { unprocessable } from '../../errors.ts';
 import { findInvoice } from './read.ts';
 import type { InvoiceRow } from './records.ts';
 
-/** Records a payment. A void invoice cannot be paid; paying twice is refused so mistakes show. */
+/**
+ * Records a payment and cancels reminders not yet delivered. A void invoice cannot be paid; paying
+ * twice is refused so mistakes show.
+ */
 export function markInvoicePaid(db: Database, invoiceId: string, now: Date): InvoiceRow {
   return db.transaction((tx) => {
     const row = findInvoice(tx, invoiceId);
@@ -14,6 +17,11 @@ export function markInvoicePaid(db: Database, invoiceId: string, now: Date): Inv
     const at = now.toISOString();
     const next = { ...row, status: 'paid' as const, paidAt: at, updatedAt: at };
     tx.update(invoices).set({ status: next.status, paidAt: at, updatedAt: at }).where(eq(invoices.id, row.id)).run();
+    // A reminder queued just before the payment was recorded would only confuse the client.
+    tx.update(outbox)
+      .set({ status: 'failed', lastError: 'cancelled: the invoice was paid before delivery', claimedAt: null })
+      .where(and(eq(outbox.invoiceId, row.id), eq(outbox.kind, 'invoice_reminder'), eq(outbox.status, 'pending')))
+      .run();
     return next;
   });
 }
