@@ -50,10 +50,10 @@ export const createInput = z
   .object({
     client_id: z.string(),
     number: nonEmptyText(100),
-    total: finite('total'),
-    issue_date: flexibleDate.optional(),
-    due_date: flexibleDate.optional(),
-    due_date_period: z.number().int('must be a whole number of days').min(0).max(3650).optional(),
+    total: finite('total').describe('The invoice total as the caller computed it; must be within 0.01 of lines plus selected taxes (else 422 total_mismatch with computed_total)'),
+    issue_date: flexibleDate.describe('MM/DD/YYYY (also YYYY-MM-DD); default: today in the workspace time zone').optional(),
+    due_date: flexibleDate.describe('MM/DD/YYYY (also YYYY-MM-DD); default: issue date + due_date_period, else + the client default').optional(),
+    due_date_period: z.number().int('must be a whole number of days').min(0).max(3650).describe('Days from the issue date to the due date').optional(),
     interval: z.string().trim().max(100).optional(),
     notes: z.string().max(10000).optional(),
     include_hours_by_person: flag,
@@ -71,8 +71,16 @@ export const createInput = z
     send_email: flag,
     invoice_details: invoiceDetailsInput.optional(),
     tax_details: z.array(taxInput).max(20).optional(),
-    invoice_time_entries: z.array(timeEntryLineInput).max(20000).optional(),
-    invoice_services: z.array(serviceLineInput).max(5000).optional(),
+    invoice_time_entries: z
+      .array(timeEntryLineInput)
+      .max(20000)
+      .describe('Unbilled time entries to bill; exactly one of invoice_time_entries and invoice_services, not empty')
+      .optional(),
+    invoice_services: z
+      .array(serviceLineInput)
+      .max(5000)
+      .describe('Service lines (quantity × unit_amount); exactly one of invoice_time_entries and invoice_services, not empty')
+      .optional(),
   })
   .superRefine((v, ctx) => {
     const hasTime = v.invoice_time_entries !== undefined;
