@@ -569,6 +569,7 @@ describe('tRPC invoices.*', () => {
       clock.advance(1000);
     }
     const lastOfC2 = (await create(c2.id, '2026-11-01')).body.invoice;
+    expect((await ws.caller.invoices.list()).items).toHaveLength(6);
     const all = await ws.caller.invoices.list({ limit: 4 });
     expect(all.items).toHaveLength(4);
     const rest = await ws.caller.invoices.list({ limit: 4, cursor: all.next_cursor! });

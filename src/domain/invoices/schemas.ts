@@ -180,15 +180,18 @@ export const invoiceDetail = invoiceSummary.extend({
 });
 export type InvoiceDetail = z.infer<typeof invoiceDetail>;
 
-export const listInput = z.object({
-  ...cursorInput,
-  client_id: z.string().optional(),
-  status: z.enum(invoiceStatuses).optional(),
-  /** Issue-date range, inclusive. */
-  from: flexibleDate.optional(),
-  to: flexibleDate.optional(),
-  updated_since: dateTime.optional(),
-});
+/** Every filter is optional, so the input itself may be left out (`invoices.list()`). */
+export const listInput = z
+  .object({
+    ...cursorInput,
+    client_id: z.string().optional(),
+    status: z.enum(invoiceStatuses).optional(),
+    /** Issue-date range, inclusive. */
+    from: flexibleDate.optional(),
+    to: flexibleDate.optional(),
+    updated_since: dateTime.optional(),
+  })
+  .prefault({});
 export const listOutput = z.object({ items: z.array(invoiceSummary), next_cursor: z.string().nullable() });
 
 export const invoiceIdInput = z.object({ invoice_id: z.string() });
