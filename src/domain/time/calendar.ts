@@ -33,12 +33,26 @@ export interface LocalDateTime {
   time: string;
 }
 
+/**
+ * Recent answers by zone and UTC minute. Zone offsets are whole minutes, so the local date and
+ * HH:MM cannot change within a UTC minute; the hot path (every time entry asks for "today") then
+ * skips Intl's formatting, which costs more than the rest of the rule.
+ */
+const recent = new Map<string, LocalDateTime>();
+const RECENT_LIMIT = 1000;
+
 /** The wall-clock date and time of an instant in an IANA time zone. */
 export function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+  const key = `${timeZone}|${Math.floor(instant.getTime() / 60_000)}`;
+  const known = recent.get(key);
+  if (known) return known;
   const parts: Record<string, string> = {};
   for (const p of formatterFor(timeZone).formatToParts(instant)) parts[p.type] = p.value;
   const year = (parts.year ?? '').padStart(4, '0');
-  return { date: `${year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+  const local = Object.freeze({ date: `${year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` });
+  if (recent.size >= RECENT_LIMIT) recent.clear();
+  recent.set(key, local);
+  return local;
 }
 
 export const localDate = (instant: Date, timeZone: string): string => localDateTime(instant, timeZone).date;
