@@ -35,7 +35,9 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
   const timeLines = doc.lines.filter((l) => l.kind === 'time_entry');
   const serviceLines = doc.lines.filter((l) => l.kind === 'service');
   const parts: string[] = [];
-  parts.push(`<h1>${e(doc.workspaceName)} — Invoice ${e(invoice.number)} <span class="status">${e(invoice.status)}</span></h1>`);
+  // Like the PDF, the client sees a status only when it matters to them: paid or void.
+  const badge = invoice.status === 'paid' || invoice.status === 'void' ? ` <span class="status">${e(invoice.status)}</span>` : '';
+  parts.push(`<h1>${e(doc.workspaceName)} — Invoice ${e(invoice.number)}${badge}</h1>`);
   parts.push(`<p class="meta">Issued ${e(invoice.issueDate)} · due ${e(invoice.dueDate)}</p>`);
   parts.push(`<p><strong>Bill to:</strong> ${e(doc.client.name)}${doc.client.secondaryName ? `, ${e(doc.client.secondaryName)}` : ''}`);
   if (doc.client.address) parts.push(`<br>${e(doc.client.address).replace(/\r?\n/g, '<br>')}`);
@@ -71,18 +73,18 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
         '</tbody></table>',
     );
   }
-  const summary = (title: string, groups: ReturnType<typeof hoursBy>) =>
-    `<h2>${title}</h2><table><tbody>${groups
-      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${secondsToHours(g.seconds)} h</td><td class="num">${money(g.amountMinor)}</td></tr>`)
-      .join('')}</tbody></table>`;
-  if (invoice.includeHoursByPerson && timeLines.length) parts.push(summary('Hours by person', hoursBy(timeLines, (l) => l.personName)));
-  if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => l.taskName)));
   const totals = [
     `<tr><td>Subtotal</td><td class="num">${money(invoice.subtotalMinor)}</td></tr>`,
     ...doc.taxes.filter((t) => t.selected).map((t) => `<tr><td>${e(t.name)} (${e(t.percentage)}%)</td><td class="num">${money(t.amountMinor)}</td></tr>`),
     `<tr class="total"><td>Total (${e(invoice.currency)})</td><td class="num">${money(invoice.totalMinor)}</td></tr>`,
   ];
   parts.push(`<table class="totals" style="width:auto;margin-left:auto"><tbody>${totals.join('')}</tbody></table>`);
+  const summary = (title: string, groups: ReturnType<typeof hoursBy>) =>
+    `<h2>${title}</h2><table><tbody>${groups
+      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${secondsToHours(g.seconds)} h</td><td class="num">${money(g.amountMinor)}</td></tr>`)
+      .join('')}</tbody></table>`;
+  if (invoice.includeHoursByPerson && timeLines.length) parts.push(summary('Hours by person', hoursBy(timeLines, (l) => l.personName)));
+  if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => l.taskName)));
   if (invoice.notes) parts.push(`<h2>Notes</h2><p>${e(invoice.notes).replace(/\r?\n/g, '<br>')}</p>`);
   parts.push(`<p><a class="button" href="${e(pdfHref)}">Download PDF</a></p>`);
   return page(`Invoice ${invoice.number} — ${doc.workspaceName}`, parts.join('\n'));
