@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalDigests, outbox, workspace } from '../src/db/schema/index.ts';
-import { queueDueDigests } from '../src/domain/time-entries/digest.ts';
+import { dueDigestDate, queueDueDigests } from '../src/domain/time-entries/digest.ts';
 import { approvalDigestJob } from '../src/jobs/approval-digest.ts';
 import { jobs } from '../src/jobs/index.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
@@ -33,6 +33,35 @@ function approvalsProject(over: NonNullable<Parameters<typeof makeProjectSetup>[
   for (const pm of pms) makeProjectUser(db, s.project.id, pm.id, { role: 'project_manager' });
   return { ...s, pms };
 }
+
+describe('dueDigestDate', () => {
+  const due = (iso: string, zone: string, day: Parameters<typeof dueDigestDate>[2], time: string) => dueDigestDate(new Date(iso), zone, day, time);
+
+  it("is this week's scheduled date once its local day and time have come", () => {
+    expect(due('2026-11-20T08:59:00Z', 'UTC', 'friday', '09:00')).toBeNull();
+    expect(due('2026-11-20T09:00:00Z', 'UTC', 'friday', '09:00')).toBe('2026-11-20');
+    expect(due('2026-11-22T23:59:00Z', 'UTC', 'friday', '9:00')).toBe('2026-11-20');
+    // Monday starts a new week: last Friday's slot is no longer this week's
+    expect(due('2026-11-23T00:00:00Z', 'UTC', 'friday', '09:00')).toBeNull();
+    expect(due('2026-11-22T17:59:00Z', 'UTC', 'sunday', '18:00')).toBeNull();
+    expect(due('2026-11-22T18:00:00Z', 'UTC', 'sunday', '18:00')).toBe('2026-11-22');
+  });
+
+  it("uses the workspace's zone: Monday 08:00 in Tokyo is Sunday 23:00 UTC", () => {
+    expect(due('2026-11-22T22:59:00Z', 'Asia/Tokyo', 'monday', '08:00')).toBeNull();
+    expect(due('2026-11-22T23:00:00Z', 'Asia/Tokyo', 'monday', '08:00')).toBe('2026-11-23');
+  });
+
+  it('a time skipped by the clocks going forward is reached when the clocks pass it', () => {
+    // Berlin, Sunday 29 March 2026: 02:00 CET jumps to 03:00 CEST, so 02:30 never shows
+    expect(due('2026-03-29T00:59:00Z', 'Europe/Berlin', 'sunday', '02:30')).toBeNull();
+    expect(due('2026-03-29T01:00:00Z', 'Europe/Berlin', 'sunday', '02:30')).toBe('2026-03-29');
+  });
+
+  it('ignores a time that is not HH:MM', () => {
+    for (const time of ['25:00', '9', 'noon', '09:60', '']) expect(due('2026-11-20T12:00:00Z', 'UTC', 'monday', time)).toBeNull();
+  });
+});
 
 describe('weekly approval digest', () => {
   it('is one of the jobs the server runs', () => {
