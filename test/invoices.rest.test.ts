@@ -270,6 +270,10 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
         taxes: [{ name: 'VAT', percentage: 19, notes: 'DE', selected: true, amount: 19 }],
       });
       expect(invoice.lines).toHaveLength(1);
+      const t = setup(env.alpha.handle.db, { entries: 1 });
+      const other = await post(t.client.id, body(t, { payment_provider: 'undefined' }));
+      expect(other.status).toBe(201);
+      expect((await env.alpha.caller.invoices.get({ invoice_id: other.body.invoice.id })).invoice.payment_provider).toBe('undefined');
     });
   });
 
