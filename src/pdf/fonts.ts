@@ -4,19 +4,17 @@ import { join } from 'node:path';
 /**
  * pdfkit's built-in Helvetica only draws WinAnsi (Windows-1252) characters: "Łódź", "Дмитрий" or
  * "Ελλάδα" would come out as garbage. So the PDF embeds DejaVu Sans (Debian/Ubuntu package
- * `fonts-dejavu-core`, present on most Linux hosts and in the Docker image) when it is installed:
- * it covers Latin, Greek, Cyrillic and more. Without it the PDF falls back to Helvetica and every
- * character outside WinAnsi is drawn as "?", so nothing silently turns into wrong letters.
- * `HOURBOOK_FONT_DIR` may point at another directory holding DejaVuSans.ttf and DejaVuSans-Bold.ttf.
+ * `fonts-dejavu-core`, present on most Linux hosts; Fedora/Arch/Homebrew paths too) when it is
+ * installed: it covers Latin, Greek, Cyrillic and more. Without it the PDF falls back to Helvetica
+ * and every character outside WinAnsi is drawn as "?", so nothing silently turns into wrong letters.
  */
 const CANDIDATE_DIRS = [
-  process.env.HOURBOOK_FONT_DIR,
   '/usr/share/fonts/truetype/dejavu',
   '/usr/share/fonts/dejavu',
   '/usr/share/fonts/TTF',
   '/usr/local/share/fonts',
   '/opt/homebrew/share/fonts',
-].filter((d): d is string => Boolean(d));
+];
 
 export interface PdfFonts {
   regular: string;

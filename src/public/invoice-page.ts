@@ -84,7 +84,7 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
       .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${secondsToHours(g.seconds)} h</td><td class="num">${money(g.amountMinor)}</td></tr>`)
       .join('')}</tbody></table>`;
   if (invoice.includeHoursByPerson && timeLines.length) parts.push(summary('Hours by person', hoursBy(timeLines, (l) => l.personName)));
-  if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => l.taskName)));
+  if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName))));
   if (invoice.notes) parts.push(`<h2>Notes</h2><p>${e(invoice.notes).replace(/\r?\n/g, '<br>')}</p>`);
   parts.push(`<p><a class="button" href="${e(pdfHref)}">Download PDF</a></p>`);
   return page(`Invoice ${invoice.number} — ${doc.workspaceName}`, parts.join('\n'));
