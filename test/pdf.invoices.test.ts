@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pdfFonts, toWinAnsi } from '../src/pdf/fonts.ts';
+import { loadInvoiceDocument } from '../src/domain/invoices/document.ts';
+import { pdfFonts, STANDARD_FONTS, toWinAnsi } from '../src/pdf/fonts.ts';
+import { renderInvoicePdf } from '../src/pdf/invoice.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 
@@ -142,6 +144,25 @@ describe('invoice PDF', () => {
     const { text } = await pdfText(res.body.invoice.id);
     for (const hidden of ['Secret project name', 'Hidden task', 'Hidden Person', 'secret note', '2026-11-16']) expect(text).not.toContain(hidden);
     expect(text).toContain('$100.00');
+  });
+
+  it('with the built-in Helvetica, € and ¥ print and other scripts become "?"', async () => {
+    const db = env.alpha.handle.db;
+    const client = makeClient(db, { name: 'Дмитрий & Zoë GmbH', currency: 'EUR' });
+    const res = await env.alpha.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: env.alpha.ownerEmail,
+      number: 'PDF-HELV',
+      total: 12.5,
+      invoice_services: [{ notes: 'Łódź workshop ¥ “quoted”', unit_amount: 12.5 }],
+    });
+    const doc = loadInvoiceDocument(db, res.body.invoice.id, { workspaceName: 'Ελλάδα Agency', publicBase: 'http://alpha.localhost:3000' });
+    const file = join(dir, 'helvetica.pdf');
+    writeFileSync(file, await renderInvoicePdf(doc, STANDARD_FONTS));
+    const flat = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    expect(flat).toContain('?????? Agency');
+    expect(flat).toContain('??????? & Zoë GmbH');
+    expect(flat).toContain('?ód? workshop ¥ “quoted”');
+    expect(flat).toContain('Total (EUR) €12.50');
   });
 
   it('without an embedded font, characters outside WinAnsi become "?" rather than wrong letters', () => {

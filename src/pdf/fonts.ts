@@ -32,8 +32,11 @@ export function pdfFonts(): PdfFonts {
     const bold = join(dir, 'DejaVuSans-Bold.ttf');
     if (existsSync(regular) && existsSync(bold)) return (found = { regular, bold, unicode: true });
   }
-  return (found = { regular: 'Helvetica', bold: 'Helvetica-Bold', unicode: false });
+  return (found = STANDARD_FONTS);
 }
+
+/** pdfkit's built-in fonts: always available, WinAnsi only. */
+export const STANDARD_FONTS: PdfFonts = { regular: 'Helvetica', bold: 'Helvetica-Bold', unicode: false };
 
 /** Windows-1252's characters above Latin-1 that Helvetica can draw. */
 const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');

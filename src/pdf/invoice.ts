@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import { hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
 import { formatMoney, minorToDecimalString } from '../domain/money.ts';
-import { pdfFonts, toWinAnsi } from './fonts.ts';
+import { pdfFonts, toWinAnsi, type PdfFonts } from './fonts.ts';
 
 const MARGIN = 50;
 const FONT_SIZE = 9;
@@ -24,8 +24,7 @@ const quantity = (milli: number | null) => (milli === null ? '' : minorToDecimal
  * the optional summaries and time-entry listing, subtotal, each selected tax, total, notes and the
  * payment link. Long invoices flow over as many pages as needed, repeating the table header.
  */
-export function renderInvoicePdf(doc: InvoiceDocument): Promise<Buffer> {
-  const fonts = pdfFonts();
+export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFonts()): Promise<Buffer> {
   const clean = fonts.unicode ? (s: string) => s : toWinAnsi;
   const { invoice } = doc;
   const money = (minor: number | null) => (minor === null ? '' : formatMoney(minor, invoice.currency));
