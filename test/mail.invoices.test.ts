@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { invoices, outbox, projects } from '../src/db/schema/index.ts';
 import { outboxJob } from '../src/jobs/outbox.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
-import { LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
+import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
 
@@ -153,6 +153,17 @@ describe('delivery through a real SMTP server', () => {
     await runJobOnce(outboxJob, env.services);
     expect(smtp.received).toHaveLength(2);
     expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
+  });
+
+  it('two workers running at once deliver each message exactly once', async () => {
+    const invs = [await sendInvoice(env.alpha), await sendInvoice(env.alpha), await sendInvoice(env.alpha)];
+    const handle = env.alpha.handle;
+    const results = await Promise.all([deliverOutbox(handle, env.services), deliverOutbox(handle, env.services), deliverOutbox(handle, env.services)]);
+    expect(results.reduce((n, r) => n + r.sent, 0)).toBe(9);
+    expect(smtp.received).toHaveLength(9);
+    const ids = smtp.received.map((r) => r.mail.messageId);
+    expect(new Set(ids).size).toBe(9);
+    for (const inv of invs) expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
   });
 
   it('a voided invoice is not delivered', async () => {
