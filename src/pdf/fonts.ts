@@ -1,14 +1,26 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** The DejaVu fonts that ship with the package (`dejavu-fonts-ttf`), when it is installed. */
+function packagedFontDir(): string[] {
+  try {
+    return [join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf')];
+  } catch {
+    return [];
+  }
+}
 
 /**
  * pdfkit's built-in Helvetica only draws WinAnsi (Windows-1252) characters: "Łódź", "Дмитрий" or
- * "Ελλάδα" would come out as garbage. So the PDF embeds DejaVu Sans (Debian/Ubuntu package
- * `fonts-dejavu-core`, present on most Linux hosts; Fedora/Arch/Homebrew paths too) when it is
- * installed: it covers Latin, Greek, Cyrillic and more. Without it the PDF falls back to Helvetica
- * and every character outside WinAnsi is drawn as "?", so nothing silently turns into wrong letters.
+ * "Ελλάδα" would come out as garbage. So the PDF embeds DejaVu Sans, which covers Latin, Greek,
+ * Cyrillic and more: the copy installed with the package (the `dejavu-fonts-ttf` dependency), else a
+ * system copy (Debian's `fonts-dejavu-core`, Fedora/Arch/Homebrew paths). Only if neither exists
+ * does the PDF fall back to Helvetica, drawing every character outside WinAnsi as "?", so nothing
+ * silently turns into wrong letters.
  */
 const CANDIDATE_DIRS = [
+  ...packagedFontDir(),
   '/usr/share/fonts/truetype/dejavu',
   '/usr/share/fonts/dejavu',
   '/usr/share/fonts/TTF',
