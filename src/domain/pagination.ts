@@ -1,3 +1,5 @@
+import { and, asc, eq, gt, or, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { invalidField } from '../errors.ts';
 
@@ -38,3 +40,18 @@ export function pageOf<T extends CursorPosition>(rows: T[], limit: number): { it
   const last = items[items.length - 1];
   return { items, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
+
+/** The two columns every keyset page is ordered by; any table with `createdAt` and `id` fits. */
+export interface KeysetColumns {
+  createdAt: AnySQLiteColumn;
+  id: AnySQLiteColumn;
+}
+
+/** The condition that starts a page after the cursor; undefined for the first page. */
+export function afterCursor(cols: KeysetColumns, cursor: string | undefined): SQL | undefined {
+  const after = decodeCursor(cursor);
+  return after ? or(gt(cols.createdAt, after.createdAt), and(eq(cols.createdAt, after.createdAt), gt(cols.id, after.id))) : undefined;
+}
+
+/** The order of every keyset page: creation, then id. */
+export const keysetOrder = (cols: KeysetColumns) => [asc(cols.createdAt), asc(cols.id)] as const;

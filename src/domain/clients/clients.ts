@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, like, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, like, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Database, Db } from '../../db/index.ts';
 import { clients } from '../../db/schema/index.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { decodeCursor, pageOf } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import type { ClientRecord, createClientInput, listInput, updateInput, updateStatusInput } from './schemas.ts';
 
 export type ClientRow = typeof clients.$inferSelect;
@@ -146,7 +146,6 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (ch) => `\\${c
 
 /** The tRPC listing: keyset pages by creation, filtered by status, name and change time. */
 export function listClients(db: Db, input: z.output<typeof listInput>, organizationId: string) {
-  const after = decodeCursor(input.cursor);
   const rows = db
     .select()
     .from(clients)
@@ -156,12 +155,10 @@ export function listClients(db: Db, input: z.output<typeof listInput>, organizat
         // SQLite's LIKE ignores case for ASCII letters only.
         input.search ? sql`${clients.name} LIKE ${likePattern(input.search)} ESCAPE '\\'` : undefined,
         input.updated_since ? gt(clients.updatedAt, input.updated_since) : undefined,
-        after
-          ? or(gt(clients.createdAt, after.createdAt), and(eq(clients.createdAt, after.createdAt), gt(clients.id, after.id)))
-          : undefined,
+        afterCursor(clients, input.cursor),
       ),
     )
-    .orderBy(asc(clients.createdAt), asc(clients.id))
+    .orderBy(...keysetOrder(clients))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);

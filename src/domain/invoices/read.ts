@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, gt, gte, lte, or } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lte } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
 import { invoiceLines, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, outbox } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
-import { decodeCursor, pageOf } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import { toInvoiceSummary, toLineRecord, toTaxRecord, type InvoiceRow } from './records.ts';
 import type { InvoiceDetail, listInput } from './schemas.ts';
 
@@ -14,7 +14,6 @@ export function findInvoice(db: Db, invoiceId: string): InvoiceRow {
 }
 
 export function listInvoices(db: Db, input: z.output<typeof listInput>, organizationId: string, publicBase: string) {
-  const after = decodeCursor(input.cursor);
   const rows = db
     .select()
     .from(invoices)
@@ -25,10 +24,10 @@ export function listInvoices(db: Db, input: z.output<typeof listInput>, organiza
         input.from ? gte(invoices.issueDate, input.from) : undefined,
         input.to ? lte(invoices.issueDate, input.to) : undefined,
         input.updated_since ? gt(invoices.updatedAt, input.updated_since) : undefined,
-        after ? or(gt(invoices.createdAt, after.createdAt), and(eq(invoices.createdAt, after.createdAt), gt(invoices.id, after.id))) : undefined,
+        afterCursor(invoices, input.cursor),
       ),
     )
-    .orderBy(asc(invoices.createdAt), asc(invoices.id))
+    .orderBy(...keysetOrder(invoices))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { and, eq, gt } from 'drizzle-orm';
 import type { z } from 'zod';
 import { clients, projects, projectUsers } from '../../db/schema/index.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import type { ActingUser } from '../team-members/acting-user.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
-import { decodeCursor, pageOf } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import { requireAdmin, requireProjectAdmin } from './access.ts';
 import { nextProjectIdentifier } from './identifiers.ts';
 import { Problems } from './problems.ts';
@@ -136,7 +136,6 @@ export function getProject(handle: WorkspaceHandle, projectId: string): z.output
 
 /** tRPC `projects.list`: keyset pages by creation, filtered by client, status and change time. */
 export function listProjects(handle: WorkspaceHandle, input: z.output<typeof listProjectsInput>): { items: ProjectRecord[]; next_cursor: string | null } {
-  const after = decodeCursor(input.cursor);
   const rows = handle.db
     .select()
     .from(projects)
@@ -145,10 +144,10 @@ export function listProjects(handle: WorkspaceHandle, input: z.output<typeof lis
         input.client_id === undefined ? undefined : eq(projects.clientId, input.client_id),
         input.status === undefined ? undefined : eq(projects.status, input.status),
         input.updated_since ? gt(projects.updatedAt, input.updated_since) : undefined,
-        after ? or(gt(projects.createdAt, after.createdAt), and(eq(projects.createdAt, after.createdAt), gt(projects.id, after.id))) : undefined,
+        afterCursor(projects, input.cursor),
       ),
     )
-    .orderBy(asc(projects.createdAt), asc(projects.id))
+    .orderBy(...keysetOrder(projects))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);

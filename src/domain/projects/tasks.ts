@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
 import { checklistItems, tasks } from '../../db/schema/index.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
-import { decodeCursor, pageOf } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import type { Problems } from './problems.ts';
 import { getProjectRow, groupItemsByTask, toTaskRecord, type ChecklistItemRow, type TaskRow } from './records.ts';
 import type { listTasksInput, TaskRecord, UpdateProjectFields } from './schemas.ts';
@@ -128,7 +128,6 @@ export function applyTaskPlan(tx: Db, plan: TaskPlan): void {
 /** tRPC `tasks.list`: a project's tasks with their checklist items, keyset-paginated. */
 export function listTasks(handle: WorkspaceHandle, input: z.output<typeof listTasksInput>): { items: TaskRecord[]; next_cursor: string | null } {
   const project = getProjectRow(handle, input.project_id);
-  const after = decodeCursor(input.cursor);
   const rows = handle.db
     .select()
     .from(tasks)
@@ -137,10 +136,10 @@ export function listTasks(handle: WorkspaceHandle, input: z.output<typeof listTa
         eq(tasks.projectId, project.id),
         input.archived === undefined ? undefined : eq(tasks.archived, input.archived),
         input.updated_since ? gt(tasks.updatedAt, input.updated_since) : undefined,
-        after ? or(gt(tasks.createdAt, after.createdAt), and(eq(tasks.createdAt, after.createdAt), gt(tasks.id, after.id))) : undefined,
+        afterCursor(tasks, input.cursor),
       ),
     )
-    .orderBy(asc(tasks.createdAt), asc(tasks.id))
+    .orderBy(...keysetOrder(tasks))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, inArray, ne, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Database, Db } from '../../db/index.ts';
 import { recipients } from '../../db/schema/index.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { getClientRow } from '../clients/clients.ts';
-import { decodeCursor, pageOf } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import type { listInput, newRecipient, RecipientRecord, recipientChanges } from './schemas.ts';
 
 export type RecipientRow = typeof recipients.$inferSelect;
@@ -125,7 +125,7 @@ const readStatements = (db: Database) => ({
     .select()
     .from(recipients)
     .where(and(eq(recipients.clientId, sql.placeholder('clientId')), eq(recipients.deleted, false)))
-    .orderBy(asc(recipients.createdAt), asc(recipients.id))
+    .orderBy(...keysetOrder(recipients))
     .prepare(),
 });
 
@@ -144,14 +144,13 @@ export function findLiveRecipients(db: Db, clientId: string, recipientIds: reado
     .select()
     .from(recipients)
     .where(and(live(clientId), inArray(recipients.id, [...new Set(recipientIds)])))
-    .orderBy(asc(recipients.createdAt), asc(recipients.id))
+    .orderBy(...keysetOrder(recipients))
     .all();
 }
 
 /** The tRPC listing: keyset pages of one client's recipients. */
 export function listRecipients(db: Db, input: z.output<typeof listInput>) {
   getClientRow(db, input.client_id);
-  const after = decodeCursor(input.cursor);
   const rows = db
     .select()
     .from(recipients)
@@ -160,12 +159,10 @@ export function listRecipients(db: Db, input: z.output<typeof listInput>) {
         eq(recipients.clientId, input.client_id),
         input.include_deleted ? undefined : eq(recipients.deleted, false),
         input.updated_since ? gt(recipients.updatedAt, input.updated_since) : undefined,
-        after
-          ? or(gt(recipients.createdAt, after.createdAt), and(eq(recipients.createdAt, after.createdAt), gt(recipients.id, after.id)))
-          : undefined,
+        afterCursor(recipients, input.cursor),
       ),
     )
-    .orderBy(asc(recipients.createdAt), asc(recipients.id))
+    .orderBy(...keysetOrder(recipients))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, count, eq, gt, ne, or, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Database, Db } from '../../db/index.ts';
 import { roles, teamMembers } from '../../db/schema/index.ts';
 import { AppError, conflict, invalidField, notFound } from '../../errors.ts';
-import { decodeCursor, pageOf } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import type { createInput, listInput, listPageInput, TeamMemberRecord, updateInput } from './schemas.ts';
 
 type Row = typeof teamMembers.$inferSelect;
@@ -24,11 +24,11 @@ const DEFAULT_PAGE_SIZE = 30;
 
 const listStatements = (db: Database) => ({
   count: db.select({ n: count() }).from(teamMembers).prepare(),
-  all: db.select().from(teamMembers).orderBy(asc(teamMembers.createdAt), asc(teamMembers.id)).prepare(),
+  all: db.select().from(teamMembers).orderBy(...keysetOrder(teamMembers)).prepare(),
   page: db
     .select()
     .from(teamMembers)
-    .orderBy(asc(teamMembers.createdAt), asc(teamMembers.id))
+    .orderBy(...keysetOrder(teamMembers))
     .limit(sql.placeholder('limit'))
     .offset(sql.placeholder('offset'))
     .prepare(),
@@ -63,7 +63,6 @@ export function listTeamMemberPage(memo: <T>(b: (db: Database) => T) => T, input
 
 /** The tRPC listing: keyset pages, optionally only members changed since a time. */
 export function listTeamMembers(db: Db, input: z.infer<typeof listInput>) {
-  const after = decodeCursor(input.cursor);
   const rows = db
     .select()
     .from(teamMembers)
@@ -71,12 +70,10 @@ export function listTeamMembers(db: Db, input: z.infer<typeof listInput>) {
       and(
         input.updated_since ? gt(teamMembers.updatedAt, input.updated_since) : undefined,
         input.active === undefined ? undefined : eq(teamMembers.active, input.active),
-        after
-          ? or(gt(teamMembers.createdAt, after.createdAt), and(eq(teamMembers.createdAt, after.createdAt), gt(teamMembers.id, after.id)))
-          : undefined,
+        afterCursor(teamMembers, input.cursor),
       ),
     )
-    .orderBy(asc(teamMembers.createdAt), asc(teamMembers.id))
+    .orderBy(...keysetOrder(teamMembers))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);

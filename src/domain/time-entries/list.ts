@@ -1,18 +1,13 @@
-import { and, asc, eq, gt, gte, lte, or, type SQL } from 'drizzle-orm';
-import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, eq, gt, gte, lte } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
 import { teamMembers, timeEntries, timeEntryOverrides } from '../../db/schema/index.ts';
-import { decodeCursor, pageOf, type CursorPosition } from '../pagination.ts';
+import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import { rowWithEmailColumns, toRecords } from './records.ts';
 import type { listInput, overridesInput } from './schemas.ts';
 
-const after = (createdAt: AnySQLiteColumn, id: AnySQLiteColumn, cursor: CursorPosition | null): SQL | undefined =>
-  cursor ? or(gt(createdAt, cursor.createdAt), and(eq(createdAt, cursor.createdAt), gt(id, cursor.id))) : undefined;
-
 /** tRPC `timeEntries.list`: keyset pages in creation order, filtered. Unknown ids just match nothing. */
 export function listTimeEntries(db: Db, input: z.output<typeof listInput>) {
-  const cursor = decodeCursor(input.cursor);
   const rows = db
     .select(rowWithEmailColumns)
     .from(timeEntries)
@@ -25,10 +20,10 @@ export function listTimeEntries(db: Db, input: z.output<typeof listInput>) {
         input.to !== undefined ? lte(timeEntries.recordedOn, input.to) : undefined,
         input.status !== undefined ? eq(timeEntries.status, input.status) : undefined,
         input.updated_since !== undefined ? gt(timeEntries.updatedAt, input.updated_since) : undefined,
-        after(timeEntries.createdAt, timeEntries.id, cursor),
+        afterCursor(timeEntries, input.cursor),
       ),
     )
-    .orderBy(asc(timeEntries.createdAt), asc(timeEntries.id))
+    .orderBy(...keysetOrder(timeEntries))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);
@@ -37,7 +32,6 @@ export function listTimeEntries(db: Db, input: z.output<typeof listInput>) {
 
 /** tRPC `timeEntries.overrides`: the autolock override log (who, which entry, when, what). */
 export function listOverrides(db: Db, input: z.output<typeof overridesInput>) {
-  const cursor = decodeCursor(input.cursor);
   const o = timeEntryOverrides;
   const rows = db
     .select({
@@ -53,8 +47,8 @@ export function listOverrides(db: Db, input: z.output<typeof overridesInput>) {
     })
     .from(o)
     .innerJoin(teamMembers, eq(teamMembers.id, o.actorId))
-    .where(and(input.project_id !== undefined ? eq(o.projectId, input.project_id) : undefined, after(o.createdAt, o.id, cursor)))
-    .orderBy(asc(o.createdAt), asc(o.id))
+    .where(and(input.project_id !== undefined ? eq(o.projectId, input.project_id) : undefined, afterCursor(o, input.cursor)))
+    .orderBy(...keysetOrder(o))
     .limit(input.limit + 1)
     .all();
   const page = pageOf(rows, input.limit);
