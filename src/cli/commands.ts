@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { loadConfig } from '../config.ts';
+import { sampleTimeEntry } from '../demo/examples.ts';
 import { seedDemo } from '../demo/seed.ts';
 import { createClient, toClientRecord } from '../domain/clients/clients.ts';
 import { createClientInput } from '../domain/clients/schemas.ts';
@@ -169,10 +170,14 @@ async function demo(argv: string[], services: AppServices, io: Io): Promise<void
   seedDemo(handle, now);
   const key = createApiKey(handle.db, { label: 'demo', now });
   const { port, baseDomain } = services.config;
+  const headers = `-H 'Host: ${DEMO}.${baseDomain}' -H 'X-Api-Key: ${key.apiKey}'`;
+  const entry = sampleTimeEntry(handle, now.toISOString().slice(0, 10));
   io.out(`demo workspace ready: ${DEMO}.${baseDomain}
 api key: ${key.apiKey}
 try:
-  curl -H 'Host: ${DEMO}.${baseDomain}' -H 'X-Api-Key: ${key.apiKey}' -H 'Accept: application/json' http://localhost:${port}/api/external/v2/team-members
+  curl ${headers} -H 'Accept: application/json' http://localhost:${port}/api/external/v2/team-members
+${entry ? `  curl ${headers} -H 'Content-Type: application/json' -d '${JSON.stringify(entry)}' http://localhost:${port}/api/external/v2/time-entries
+` : ''}  open http://localhost:${port}/docs for the API reference
 `);
   await serve(services, io);
 }
