@@ -17,7 +17,7 @@ import { REST_PREFIX, restRouter } from './rest/adapter.ts';
 import { MAX_BODY_BYTES } from './rest/body.ts';
 import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
-import { contextFor, type AppServices } from './trpc/context.ts';
+import { contextFor, hostOf, type AppServices } from './trpc/context.ts';
 import { toAppError } from './trpc/errors.ts';
 import { appRouter } from './trpc/router.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
@@ -51,7 +51,7 @@ function requestLog(services: AppServices) {
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-          workspace: subdomainFromHost(req.headers.host, services.config.baseDomain),
+          workspace: subdomainFromHost(hostOf(req, services.config.trustProxy), services.config.baseDomain),
           request_id: requestId,
         },
         'request',

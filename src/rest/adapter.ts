@@ -21,8 +21,8 @@ const acceptsJson = (req: Request) =>
     .some((part) => part.split(';')[0]?.trim().toLowerCase() === 'application/json');
 
 function defaultInput({ params, query, body }: RestRequestParts): unknown {
-  if (body === undefined || body === null) return { ...query, ...params };
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) return { ...query, ...params };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('unprocessable', 'validation_failed', 'The request body must be a JSON object', {
       details: [{ path: '(body)', message: 'must be a JSON object' }],
     });

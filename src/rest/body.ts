@@ -19,7 +19,9 @@ export const jsonBody: RequestHandler[] = [
     }
     next();
   },
-  express.json({ limit: MAX_BODY_BYTES, type: isJson, strict: true }),
+  // strict: false so valid JSON that is not an object (`"abc"`, `null`) is parsed and answered 422
+  // by the adapter; 400 is kept for bodies that do not parse at all.
+  express.json({ limit: MAX_BODY_BYTES, type: isJson, strict: false }),
 ];
 
 /** body-parser's failures in the envelope's vocabulary. */
@@ -27,7 +29,7 @@ export function bodyParserError(err: unknown): AppError | null {
   if (typeof err !== 'object' || err === null || !('type' in err)) return null;
   switch ((err as { type: unknown }).type) {
     case 'entity.parse.failed':
-      return new AppError('invalid_json', 'invalid_json', 'The request body is not valid JSON (it must be a JSON object)');
+      return new AppError('invalid_json', 'invalid_json', 'The request body is not valid JSON');
     case 'entity.too.large':
       return new AppError('payload_too_large', 'payload_too_large', 'The request body is larger than 1 MiB');
     case 'encoding.unsupported':

@@ -88,8 +88,8 @@ export function runCommonRouteTests(getEnv: () => TestEnv, c: CommonRouteCase): 
       expect(res.body.code).toBe('payload_too_large');
     });
 
-    it('422 validation_failed with details for a body of the wrong shape', async () => {
-      const res = await req({ body: JSON.stringify([1, 2, 3]), headers: { 'content-type': 'application/json' } });
+    it.each(['[1, 2, 3]', '"text"', '42', 'null'])('422 validation_failed with details for the JSON body %s', async (raw) => {
+      const res = await req({ body: raw, headers: { 'content-type': 'application/json' } });
       expect(res.status).toBe(422);
       expect(res.body.code).toBe('validation_failed');
       expect(Array.isArray(res.body.details)).toBe(true);
