@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { errorKinds, forbidden, unauthorized, workspaceNotFound, type AppError } from '../errors.ts';
-import { findActingUser, type ActingUser } from '../domain/team-members/acting-user.ts';
+import { errorKinds, unauthorized, workspaceNotFound, type AppError } from '../errors.ts';
+import { findActingUser, isAdmin, requireAdmin, type ActingUser } from '../domain/team-members/acting-user.ts';
 import { email } from '../domain/fields.ts';
 import { workspaceInfo, type WorkspaceInfo } from '../workspaces/info.ts';
 import { verifyApiKey } from '../workspaces/keys.ts';
@@ -78,12 +78,6 @@ export const actingUserProcedure = workspaceProcedure
   .use(({ ctx, input, next }) => next({ ctx: { actor: findActingUser(ctx.handle, input.email) } }));
 
 export type { ActingUser };
-
-/** Owner and Admin may do everything (DESIGN.md §3). */
-export const isAdmin = (actor: ActingUser) => actor.organizationRole === 'Owner' || actor.organizationRole === 'Admin';
-
-export function requireAdmin(actor: ActingUser, what: string): void {
-  if (!isAdmin(actor)) throw forbidden(`Only an Owner or Admin may ${what}`);
-}
+export { isAdmin, requireAdmin };
 
 export type { AppError };

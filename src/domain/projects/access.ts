@@ -1,9 +1,7 @@
 import { forbidden } from '../../errors.ts';
-import type { ActingUser } from '../team-members/acting-user.ts';
+import { isAdmin, type ActingUser } from '../team-members/acting-user.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
 import { projectStatements } from './records.ts';
-
-const isAdmin = (actor: ActingUser) => actor.organizationRole === 'Owner' || actor.organizationRole === 'Admin';
 
 export function isProjectManager(handle: WorkspaceHandle, projectId: string, userId: string): boolean {
   return handle.memo(projectStatements).roleOnProject.get({ projectId, userId })?.role === 'project_manager';
@@ -15,8 +13,3 @@ export function requireProjectAdmin(handle: WorkspaceHandle, actor: ActingUser, 
   throw forbidden(`Only an Owner, an Admin or a project manager of this project may ${what}`);
 }
 
-export function requireAdmin(actor: ActingUser, what: string): void {
-  if (!isAdmin(actor)) throw forbidden(`Only an Owner or Admin may ${what}`);
-}
-
-export { isAdmin };

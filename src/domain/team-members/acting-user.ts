@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, forbidden } from '../../errors.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
 
 export interface ActingUser {
@@ -40,4 +40,11 @@ export function findActingUser(handle: WorkspaceHandle, email: string): ActingUs
   if (!row.active) throw new AppError('forbidden', 'user_inactive', `The team member ${row.email} is inactive`);
   const { active: _active, ...user } = row;
   return user;
+}
+
+/** Owner and Admin may do everything (DESIGN.md §3). */
+export const isAdmin = (actor: Pick<ActingUser, 'organizationRole'>) => actor.organizationRole === 'Owner' || actor.organizationRole === 'Admin';
+
+export function requireAdmin(actor: Pick<ActingUser, 'organizationRole'>, what: string): void {
+  if (!isAdmin(actor)) throw forbidden(`Only an Owner or Admin may ${what}`);
 }

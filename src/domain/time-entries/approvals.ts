@@ -4,7 +4,7 @@ import { AppError, forbidden, unprocessable } from '../../errors.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
 import type { ActingUser } from '../team-members/acting-user.ts';
 import { recordsByIds } from './records.ts';
-import { isOwnerOrAdmin } from './rules.ts';
+import { isAdmin } from '../team-members/acting-user.ts';
 import type { DecisionInput, TimeEntryRecord } from './schemas.ts';
 
 export type Decision = 'approve' | 'reject';
@@ -39,7 +39,7 @@ export function decideTimeEntries(handle: WorkspaceHandle, actor: ActingUser, in
           { not_pending_ids: notPending.map((r) => r.id) },
         );
       }
-      if (!isOwnerOrAdmin(actor)) {
+      if (!isAdmin(actor)) {
         const projectIds = [...new Set(rows.map((r) => r.projectId))];
         const managed = new Set(
           tx

@@ -1,5 +1,5 @@
 import { AppError, forbidden, invalidField, notFound, unprocessable } from '../../errors.ts';
-import type { ActingUser } from '../team-members/acting-user.ts';
+import { isAdmin, type ActingUser } from '../team-members/acting-user.ts';
 import { addDays, localDate } from '../time/calendar.ts';
 import { hoursOf, MAX_DAY_SECONDS } from '../time/hours.ts';
 import { lockStateOf } from '../time/autolock.ts';
@@ -9,8 +9,6 @@ import type { ProjectFacts, ProjectUserFacts, TaskFacts, TimeEntryStatements } f
 export const MAX_DAYS_AHEAD = 366;
 /** Nothing before this date is real time tracking; it is a mistyped year. */
 export const EARLIEST_DATE = '2000-01-01';
-
-export const isOwnerOrAdmin = (actor: { organizationRole: string }) => actor.organizationRole === 'Owner' || actor.organizationRole === 'Admin';
 
 export function findProject(st: TimeEntryStatements, projectId: string): ProjectFacts {
   const project = st.project.get({ id: projectId });
@@ -60,7 +58,7 @@ export function assertPlausibleDate(recordedOn: string, now: Date, timeZone: str
 
 /** Owner/Admin, or a project manager of this project. */
 export const mayManageProject = (actor: ActingUser, actorProjectUser: ProjectUserFacts | undefined) =>
-  isOwnerOrAdmin(actor) || actorProjectUser?.role === 'project_manager';
+  isAdmin(actor) || actorProjectUser?.role === 'project_manager';
 
 export interface LockCheck {
   /** The local date from which the locked period was locked, when an override was used. */
