@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clients, workspace } from '../src/db/schema/index.ts';
-import { makeClient, makeRecipient } from './helpers/factories.ts';
+import { makeClient, makeProject, makeRecipient } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 
@@ -154,6 +154,20 @@ describe('PUT v1 /clients/{client_id} (endpoint 14)', () => {
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: now,
     });
+  });
+
+  it('keeps the currency once the client has a project: 422 currency_locked', async () => {
+    const client = makeClient(env.alpha.handle.db, { currency: 'USD' });
+    const free = await env.alpha.api.put(`${V1}/clients/${client.id}`, { client: { currency: 'EUR' } });
+    expect(free.status).toBe(200);
+    makeProject(env.alpha.handle.db, client.id, { currency: 'EUR' });
+    const locked = await env.alpha.api.put(`${V1}/clients/${client.id}`, { client: { currency: 'JPY' } });
+    expect(locked.status).toBe(422);
+    expect(locked.body.code).toBe('currency_locked');
+    expect(locked.body.details).toEqual([{ path: 'client.currency', message: expect.any(String) }]);
+    // the same currency again is no change
+    const same = await env.alpha.api.put(`${V1}/clients/${client.id}`, { client: { currency: 'eur', name: 'Still EUR' } });
+    expect(same.status).toBe(200);
   });
 
   it('changes only the fields given', async () => {

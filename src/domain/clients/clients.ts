@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, gt, inArray, like, ne, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Database, Db } from '../../db/index.ts';
-import { clients } from '../../db/schema/index.ts';
+import { clients, invoices, projects } from '../../db/schema/index.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import type { ClientRecord, createClientInput, listInput, updateInput, updateStatusInput } from './schemas.ts';
@@ -81,6 +81,21 @@ export function createClient(db: Db, input: z.output<typeof createClientInput>, 
 }
 
 /**
+ * A client's projects carry its currency and its invoices were issued in it, so the currency is
+ * fixed once either exists: changing it would make every rate and amount mean something else.
+ */
+function assertCurrencyFree(tx: Db, clientId: string): void {
+  const used =
+    tx.select({ id: projects.id }).from(projects).where(eq(projects.clientId, clientId)).limit(1).get() ??
+    tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.clientId, clientId)).limit(1).get();
+  if (used) {
+    throw new AppError('unprocessable', 'currency_locked', "The client's currency cannot change once it has projects or invoices", {
+      details: [{ path: 'client.currency', message: 'cannot change once the client has projects or invoices' }],
+    });
+  }
+}
+
+/**
  * Endpoint 14: only the given fields change. The identifier stays as it was when the name changes,
  * because project identifiers already carry it. A body that names no known field changes nothing,
  * not even `updated_at`.
@@ -100,6 +115,7 @@ export function updateClient(db: Database, input: z.output<typeof updateInput>, 
       ...(fullAddress !== undefined && { fullAddress }),
     };
     if (Object.keys(changes).length === 0) return current;
+    if (changes.currency !== undefined && changes.currency !== current.currency) assertCurrencyFree(tx, current.id);
     const next = { ...current, ...changes, updatedAt: now.toISOString() };
     tx.update(clients).set(next).where(eq(clients.id, current.id)).run();
     return next;
