@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checklistItems, projects, projectUsers, tasks } from '../src/db/schema/index.ts';
-import { makeChecklistItem, makeClient, makeMember, makeProject, makeProjectUser, makeTask } from './helpers/factories.ts';
+import { checklistItems, projects, projectUsers, tasks, timeEntries } from '../src/db/schema/index.ts';
+import { makeChecklistItem, makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 
@@ -465,6 +465,24 @@ describe('PATCH v1 /projects/{project_id} (endpoint 10)', () => {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('project_not_found');
     }
+  });
+
+  it("moves a task's uninvoiced entries when it stops (or starts) being billable", async () => {
+    const db = env.alpha.handle.db;
+    const client = makeClient(db);
+    const project = makeProject(db, client.id);
+    const task = makeTask(db, project.id);
+    const member = makeMember(db);
+    const refs = { clientId: client.id, projectId: project.id, taskId: task.id, userId: member.id };
+    const open = makeTimeEntry(db, refs, { status: 'unbilled' });
+    const billed = makeTimeEntry(db, refs, { status: 'billed' });
+    const pending = makeTimeEntry(db, refs, { status: 'pending_approval' });
+    const statusOf = (id: string) => db.select({ s: timeEntries.status }).from(timeEntries).where(eq(timeEntries.id, id)).get()?.s;
+
+    expect((await update(project.id, { tasks_attributes: [{ id: task.id, billable: false }] })).status).toBe(200);
+    expect([statusOf(open.id), statusOf(billed.id), statusOf(pending.id)]).toEqual(['non_billable', 'billed', 'pending_approval']);
+    expect((await update(project.id, { tasks_attributes: [{ id: task.id, billable: true }] })).status).toBe(200);
+    expect([statusOf(open.id), statusOf(billed.id), statusOf(pending.id)]).toEqual(['unbilled', 'billed', 'pending_approval']);
   });
 
   it('updates an existing task and checklist item by id, and adds new ones', async () => {

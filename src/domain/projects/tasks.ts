@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
-import { checklistItems, tasks } from '../../db/schema/index.ts';
+import { checklistItems, tasks, timeEntries } from '../../db/schema/index.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
 import { afterCursor, keysetOrder, pageOf } from '../pagination.ts';
 import type { Problems } from './problems.ts';
@@ -13,7 +13,7 @@ export type TaskAttributes = NonNullable<UpdateProjectFields['tasks_attributes']
 
 export interface TaskPlan {
   taskInserts: TaskRow[];
-  taskUpdates: { id: string; set: Partial<TaskRow> }[];
+  taskUpdates: { id: string; set: Partial<TaskRow> & { updatedAt: string } }[];
   itemInserts: ChecklistItemRow[];
   itemUpdates: { id: string; set: Partial<ChecklistItemRow> }[];
 }
@@ -118,9 +118,25 @@ export function planTasks(opts: {
 /** SQLite allows at most 32766 bound values per statement; inserts go in slices well under it. */
 const SLICE = 500;
 
+/**
+ * A task that becomes billable (or stops being so) takes its entries that are not yet invoiced
+ * with it, so an entry's status always says whether it can be billed. Entries awaiting approval,
+ * rejected or already billed keep their status (approval sets it from the task at that time).
+ */
+function moveUninvoicedEntries(tx: Db, taskId: string, billable: boolean, at: string): void {
+  const [from, to] = billable ? (['non_billable', 'unbilled'] as const) : (['unbilled', 'non_billable'] as const);
+  tx.update(timeEntries)
+    .set({ status: to, updatedAt: at })
+    .where(and(eq(timeEntries.taskId, taskId), eq(timeEntries.status, from)))
+    .run();
+}
+
 export function applyTaskPlan(tx: Db, plan: TaskPlan): void {
   for (let i = 0; i < plan.taskInserts.length; i += SLICE) tx.insert(tasks).values(plan.taskInserts.slice(i, i + SLICE)).run();
-  for (const u of plan.taskUpdates) tx.update(tasks).set(u.set).where(eq(tasks.id, u.id)).run();
+  for (const u of plan.taskUpdates) {
+    tx.update(tasks).set(u.set).where(eq(tasks.id, u.id)).run();
+    if (u.set.billable !== undefined) moveUninvoicedEntries(tx, u.id, u.set.billable, u.set.updatedAt);
+  }
   for (let i = 0; i < plan.itemInserts.length; i += SLICE) tx.insert(checklistItems).values(plan.itemInserts.slice(i, i + SLICE)).run();
   for (const u of plan.itemUpdates) tx.update(checklistItems).set(u.set).where(eq(checklistItems.id, u.id)).run();
 }
