@@ -395,6 +395,8 @@ describe.each([
       const res = await post(bodyFor(s, { recorded_on: '2026-11-18', is_override: true }));
       expect(res.status).toBe(status);
       expect(env.alpha.handle.db.select().from(timeEntryOverrides).where(eq(timeEntryOverrides.timeEntryId, res.body.id)).all()).toEqual([]);
+      // nothing was overridden, so the entry is not marked as an override either
+      expect(env.alpha.handle.db.select({ o: timeEntries.isOverride }).from(timeEntries).where(eq(timeEntries.id, res.body.id)).get()).toEqual({ o: false });
       await expectError(bodyFor(s, { is_override: 'true' }), 422, 'validation_failed');
     });
   });

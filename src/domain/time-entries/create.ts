@@ -73,7 +73,8 @@ export function createTimeEntry(handle: WorkspaceHandle, workspace: WorkspaceInf
         notes,
         metadata: input.metadata ? JSON.stringify(input.metadata) : null,
         status,
-        isOverride: input.is_override,
+        // true only when the entry really lies in a locked period (the flag on an open date is moot)
+        isOverride: lock.overriddenSince !== null,
         createdAt: at,
         updatedAt: at,
       });
