@@ -113,7 +113,7 @@ export interface RunningServer {
 export async function startServer(services: AppServices, opts: { port?: number; host?: string; jobs?: boolean } = {}): Promise<RunningServer> {
   const app = createApp(services);
   const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
-  if (running) services.notifyOutbox = () => running.kick('outbox');
+  if (running) services.notifyOutbox = (subdomain) => running.kick('outbox', subdomain);
   const port = opts.port ?? services.config.port;
   const host = opts.host ?? services.config.host;
   const server = await new Promise<Server>((resolveListen, reject) => {

@@ -10,6 +10,6 @@ export const approvalDigestJob: Job = {
   name: 'approval-digest',
   everyMs: 60_000,
   run(handle, services) {
-    if (queueDueDigests(handle, services.clock()) > 0) services.notifyOutbox();
+    if (queueDueDigests(handle, services.clock()) > 0) services.notifyOutbox(handle.subdomain);
   },
 };

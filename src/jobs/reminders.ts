@@ -6,6 +6,6 @@ export const remindersJob: Job = {
   name: 'reminders',
   everyMs: 15 * 60_000,
   run(handle, services) {
-    if (queueDueReminders(handle, services) > 0) services.notifyOutbox();
+    if (queueDueReminders(handle, services) > 0) services.notifyOutbox(handle.subdomain);
   },
 };

@@ -10,9 +10,9 @@ export interface Job {
   run(handle: WorkspaceHandle, services: AppServices): Promise<void> | void;
 }
 
-/** Runs one pass of a job over every workspace on disk, one after another. */
-export async function runJobOnce(job: Job, services: AppServices): Promise<void> {
-  for (const subdomain of services.registry.list()) {
+/** Runs one pass of a job over every workspace on disk (or only the given ones), one after another. */
+export async function runJobOnce(job: Job, services: AppServices, only?: Iterable<string>): Promise<void> {
+  for (const subdomain of only ?? services.registry.list()) {
     const handle = services.registry.get(subdomain);
     if (!handle) continue;
     try {
@@ -23,41 +23,56 @@ export async function runJobOnce(job: Job, services: AppServices): Promise<void>
   }
 }
 
-/**
- * Starts each job on its own timer. A pass never overlaps the previous one of the same job. The
- * returned function stops the timers and waits for passes in flight.
- */
-export function startJobs(jobs: Job[], services: AppServices, logger: Logger): { stop: () => Promise<void>; kick: (name: string) => void } {
-  let stopped = false;
-  const state = jobs.map((job) => ({ job, running: null as Promise<void> | null, again: false, timer: null as NodeJS.Timeout | null }));
+interface JobState {
+  job: Job;
+  running: Promise<void> | null;
+  timer: NodeJS.Timeout | null;
+  /** The timer came due: a pass over every workspace is owed. */
+  fullPending: boolean;
+  /** Workspaces kicked since the last pass began. */
+  kicked: Set<string>;
+}
 
-  const pass = (s: (typeof state)[number]) => {
-    if (stopped) return;
-    if (s.running) {
-      s.again = true;
-      return;
-    }
-    if (s.timer) clearTimeout(s.timer);
-    s.running = runJobOnce(s.job, services)
+/**
+ * Starts each job on its own timer; a timer pass visits every workspace. `kick(name, subdomain)`
+ * runs a pass for that one workspace at once (e.g. mail queued by a request), without waiting for
+ * the timer or visiting the others. Passes of one job never overlap: what comes due meanwhile runs
+ * right after. The returned `stop` stops the timers and waits for a pass in flight.
+ */
+export function startJobs(jobs: Job[], services: AppServices, logger: Logger): { stop: () => Promise<void>; kick: (name: string, subdomain: string) => void } {
+  let stopped = false;
+  const state: JobState[] = jobs.map((job) => ({ job, running: null, timer: null, fullPending: true, kicked: new Set() }));
+
+  const drain = (s: JobState) => {
+    if (stopped || s.running) return;
+    const full = s.fullPending;
+    if (!full && s.kicked.size === 0) return;
+    const only = full ? undefined : s.kicked;
+    s.fullPending = false;
+    s.kicked = new Set();
+    s.running = runJobOnce(s.job, services, only)
       .catch((err: unknown) => logger.error({ err, job: s.job.name }, 'job pass failed'))
       .finally(() => {
         s.running = null;
         if (stopped) return;
-        if (s.again) {
-          s.again = false;
-          pass(s);
-        } else {
-          s.timer = setTimeout(() => pass(s), s.job.everyMs);
+        if (full) {
+          s.timer = setTimeout(() => {
+            s.fullPending = true;
+            drain(s);
+          }, s.job.everyMs);
           s.timer.unref();
         }
+        drain(s);
       });
   };
-  for (const s of state) pass(s);
+  for (const s of state) drain(s);
 
   return {
-    kick(name) {
+    kick(name, subdomain) {
       const s = state.find((x) => x.job.name === name);
-      if (s) pass(s);
+      if (!s || stopped) return;
+      s.kicked.add(subdomain);
+      drain(s);
     },
     async stop() {
       stopped = true;

@@ -11,12 +11,14 @@ export interface AppServices {
   clock: Clock;
   logger: Logger;
   rateLimiter: RateLimiter;
-  /** Wakes the outbox worker after a commit that queued mail (a no-op when no worker runs). */
-  notifyOutbox: () => void;
+  /** Wakes the outbox worker for a workspace after a commit that queued mail (a no-op when no worker runs). */
+  notifyOutbox: (subdomain: string) => void;
 }
 
 /** One request's context, the same for both doors. The workspace is resolved by the procedures. */
-export interface Context extends AppServices {
+export interface Context extends Omit<AppServices, 'notifyOutbox'> {
+  /** Wakes the outbox worker for this request's workspace, after a commit that queued mail. */
+  notifyOutbox: () => void;
   requestId: string;
   /** The workspace label from the Host header, or null when the host names none. */
   subdomain: string | null;
@@ -36,16 +38,23 @@ export function hostOf(req: RequestLike, trustProxy: boolean): string | undefine
   return (trustProxy ? header(req, 'x-forwarded-host')?.split(',')[0]?.trim() : undefined) ?? header(req, 'host');
 }
 
+/** The context of one call to a workspace, whichever door it came through (or none: tests, scripts). */
+export function callContext(services: AppServices, call: { requestId: string; subdomain: string | null; apiKey: string | undefined }): Context {
+  const { subdomain } = call;
+  return {
+    ...services,
+    ...call,
+    notifyOutbox: () => {
+      if (subdomain) services.notifyOutbox(subdomain);
+    },
+  };
+}
+
 export function contextFor(
   services: AppServices,
   req: RequestLike,
   requestId: string,
   subdomainOf: (host: string | undefined) => string | null,
 ): Context {
-  return {
-    ...services,
-    requestId,
-    subdomain: subdomainOf(hostOf(req, services.config.trustProxy)),
-    apiKey: header(req, 'x-api-key'),
-  };
+  return callContext(services, { requestId, subdomain: subdomainOf(hostOf(req, services.config.trustProxy)), apiKey: header(req, 'x-api-key') });
 }

@@ -5,7 +5,7 @@ import pino from 'pino';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServices, startServer, type RunningServer } from '../../src/server.ts';
-import type { AppServices, Context } from '../../src/trpc/context.ts';
+import { callContext, type AppServices } from '../../src/trpc/context.ts';
 import { createCaller } from '../../src/trpc/router.ts';
 import type { WorkspaceHandle } from '../../src/workspaces/handle.ts';
 import { provisionWorkspace } from '../../src/workspaces/provision.ts';
@@ -100,6 +100,5 @@ export async function startTestEnv(opts: { clock?: Clock; env?: Record<string, s
 
 /** A caller with the context a request to this workspace with this key would get. */
 export function callerFor(services: AppServices, subdomain: string | null, apiKey: string | undefined) {
-  const ctx: Context = { ...services, requestId: 'test', subdomain, apiKey };
-  return createCaller(ctx);
+  return createCaller(callContext(services, { requestId: 'test', subdomain, apiKey }));
 }
