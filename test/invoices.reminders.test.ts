@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-async function invoice(opts: { remind: boolean; number: string }) {
+async function invoice(opts: { remind: boolean; number: string; send?: boolean }) {
   const db = env.alpha.handle.db;
   const client = makeClient(db, { name: 'Reminded Ltd' });
   const project = makeProject(db, client.id, { replyTo: 'pm@agency.test' });
@@ -29,7 +29,7 @@ async function invoice(opts: { remind: boolean; number: string }) {
     send_automated_reminder_email: opts.remind,
     invoice_services: [{ notes: 'Retainer', unit_amount: 50 }],
     project_id: [project.id],
-    send_email: false,
+    send_email: opts.send ?? true,
     invoice_details: { recipient_ids: [r.id] },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -75,6 +75,16 @@ describe('automated reminders', () => {
     await run('2026-12-04T12:00:00.000Z');
     expect(remindersOf(inv.id)).toHaveLength(2);
     expect(remindersOf(quiet.id)).toHaveLength(0);
+  });
+
+  it('a draft (never e-mailed) gets no reminders; a sent one does', async () => {
+    clock.set('2026-11-18T10:00:00.000Z');
+    const draft = await invoice({ remind: true, number: 'R-5', send: false });
+    const sent = await invoice({ remind: true, number: 'R-6' });
+    clock.set('2026-11-20T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(draft.id)).toHaveLength(0);
+    expect(remindersOf(sent.id)).toHaveLength(1);
   });
 
   it('a void invoice gets no reminders; after a long outage only the latest date is sent', async () => {

@@ -311,7 +311,6 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
         [lineFor(s, e, { task_id: other.task.id }), 'invoice_time_entries.0.task_id'],
         [lineFor(s, e, { user_id: other.member.id }), 'invoice_time_entries.0.user_id'],
         [lineFor(s, e, { time_entry_id: other.entries[0]!.id }), 'invoice_time_entries.0.time_entry_id'],
-        [lineFor(s, e, { time_entry_id: randomUUID() }), 'invoice_time_entries.0.time_entry_id'],
       ];
       for (const [line, detail] of cases) {
         const res = await post(s.client.id, body(s, { total: 100, invoice_time_entries: [line] }));
@@ -378,7 +377,7 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
       const s = setup(env.alpha.handle.db, { entries: 1, currency: 'JPY', project: { hourlyRateMinor: 1333 } });
       env.alpha.handle.db.update(timeEntries).set({ seconds: 5400 }).where(eq(timeEntries.id, s.entries[0]!.id)).run();
       const line = lineFor(s, s.entries[0]!);
-      const res = await post(s.client.id, body(s, { total: 2200, invoice_time_entries: [line], tax_details: [{ name: '消費税', percentage: 10 }] }));
+      const res = await post(s.client.id, body(s, { total: 2200, invoice_time_entries: [line], tax_details: [{ name: '消費税', percentage: 10, selected: true }] }));
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body.invoice.total).toBe(2200); // ¥1,999.5 → ¥2,000, tax ¥200
     });

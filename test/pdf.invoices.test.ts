@@ -63,7 +63,7 @@ describe('invoice PDF', () => {
       include_hours_by_task: true,
       include_time_entries: true,
       include_payment_link: true,
-      tax_details: [{ name: 'USt', percentage: 19 }],
+      tax_details: [{ name: 'USt', percentage: 19, selected: true }],
       invoice_time_entries: lines.map((l) => l.line),
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -107,7 +107,7 @@ describe('invoice PDF', () => {
       number: 'PDF-JPY-1',
       total: 16500,
       display_project_name: false,
-      tax_details: [{ name: 'Consumption tax', percentage: 10 }],
+      tax_details: [{ name: 'Consumption tax', percentage: 10, selected: true }],
       invoice_services: [
         { notes: 'Consulting day', quantity: 1, unit_amount: 12000 },
         { notes: 'Travel', quantity: 0.5, unit_amount: 6000 },

@@ -28,7 +28,7 @@ export function seedInvoices(handle: WorkspaceHandle, now: Date, config?: Pick<C
   const info = workspaceInfo(handle);
   const deps: InvoiceDeps = {
     db,
-    sqlite: handle.sqlite,
+    handle,
     organizationId: info.id,
     timeZone: info.timeZone,
     mail: {
@@ -53,7 +53,7 @@ export function seedInvoices(handle: WorkspaceHandle, now: Date, config?: Pick<C
   const busiest = active.filter((c) => perClient.has(c.id)).sort((a, b) => perClient.get(b.id)!.length - perClient.get(a.id)!.length)[0];
   if (busiest) {
     const candidates = perClient.get(busiest.id)!.slice(0, 12);
-    const entries = new Map(invoiceStatements(handle.sqlite).entries.all(JSON.stringify(candidates.map((e) => e.id))).map((e) => [e.id, e]));
+    const entries = new Map(invoiceStatements(handle).entries.all(JSON.stringify(candidates.map((e) => e.id))).map((e) => [e.id, e]));
     // Only entries whose project bills in the client's currency can take their default rate.
     const lines = candidates
       .filter((e) => entries.get(e.id)?.projectCurrency === busiest.currency)

@@ -1,3 +1,5 @@
+import { AppError } from '../errors.ts';
+
 /**
  * Money is kept in integer minor units of its currency (cents for USD, yen for JPY). Conversion
  * from the API's decimal numbers goes through their decimal text, never through float arithmetic.
@@ -15,14 +17,27 @@ export function currencyDecimals(currency: string): number {
   return d;
 }
 
-/** Splits a finite number's shortest decimal text into sign, integer digits and fraction digits. */
+/**
+ * Splits a finite number's shortest decimal text into sign, integer digits and fraction digits.
+ * Exponent forms (`1e+21`, `1.5e-7`) are expanded digit by digit, so the result is exact for any
+ * finite number; a non-finite one is a 422, never a raw exception.
+ */
 function decimalParts(value: number): { negative: boolean; int: string; frac: string } {
-  if (!Number.isFinite(value)) throw new RangeError('not a finite number');
-  // toString may give exponent form (1e21, 1e-7); toFixed(20) is exact enough for those extremes.
-  const text = /e/i.test(String(value)) ? value.toFixed(20).replace(/0+$/, '') : String(value);
+  if (!Number.isFinite(value)) throw new AppError('unprocessable', 'validation_failed', 'must be a finite number');
+  const text = String(value);
   const negative = text.startsWith('-');
-  const [int = '0', frac = ''] = (negative ? text.slice(1) : text).split('.');
-  return { negative, int, frac };
+  const unsigned = negative ? text.slice(1) : text;
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/i.exec(unsigned);
+  if (!m) throw new AppError('unprocessable', 'validation_failed', `not a decimal number: ${text}`);
+  const intDigits = m[1] ?? '0';
+  const fracDigits = m[2] ?? '';
+  const exponent = Number(m[3] ?? 0);
+  // Move the decimal point `exponent` places within the digit string.
+  const digits = intDigits + fracDigits;
+  const point = intDigits.length + exponent;
+  const int = point <= 0 ? '0' : digits.slice(0, point).padEnd(point, '0');
+  const frac = point <= 0 ? '0'.repeat(-point) + digits : digits.slice(point);
+  return { negative, int: int.replace(/^0+(?=\d)/, ''), frac };
 }
 
 /** Digits after the decimal point of a number as written (1.5 → 1, 2 → 0). */
@@ -69,12 +84,23 @@ export function divRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
   return negative ? -q : q;
 }
 
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+/** One formatter per (locale, currency): building an Intl.NumberFormat costs far more than using it. */
+function moneyFormat(locale: string, currency: string): Intl.NumberFormat {
+  const key = `${locale}|${currency}`;
+  let f = moneyFormats.get(key);
+  if (!f) {
+    const decimals = currencyDecimals(currency);
+    f = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    moneyFormats.set(key, f);
+  }
+  return f;
+}
+
 /** A human amount with its currency, e.g. `$1,234.50`, `¥1,235`, `1.234,50 €` (locale-aware). */
 export function formatMoney(minor: number, currency: string, locale = 'en-US'): string {
-  const decimals = currencyDecimals(currency);
-  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(
-    Number(minorToDecimalString(minor, decimals)),
-  );
+  return moneyFormat(locale, currency).format(Number(minorToDecimalString(minor, currencyDecimals(currency))));
 }
 
 /** An exact decimal: `units / 10^scale` (1.25 → {units: 125n, scale: 2}). */
@@ -100,7 +126,7 @@ export function decimalText(value: number): string {
 /** Parses decimal text written by `decimalText` back into an exact decimal. */
 export function parseDecimalText(text: string): Decimal {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!m) throw new RangeError(`not a decimal: ${text}`);
+  if (!m) throw new AppError('unprocessable', 'validation_failed', `not a decimal: ${text}`);
   const frac = m[3] ?? '';
   const units = BigInt((m[2] ?? '0') + frac);
   return { units: m[1] ? -units : units, scale: frac.length };
@@ -125,9 +151,17 @@ export function hoursToSeconds(hours: number): number {
   return Number(divRoundHalfUp(d.units * 3600n, pow10(d.scale)));
 }
 
-/** Amount of a time line: seconds × hourly rate, rounded half-up to the minor unit once. */
+/** Amount of a time line billed at the entry's duration: seconds × hourly rate / 3600, rounded half-up once. */
 export function timeAmountMinor(seconds: number, hourlyRateMinor: number): number {
   return Number(divRoundHalfUp(BigInt(seconds) * BigInt(hourlyRateMinor), 3600n));
+}
+
+/**
+ * Amount of a time line that states its own hours: the exact decimal hours × hourly rate, rounded
+ * half-up once (0.1234 h × 150.00 = 18.51, never first rounded to whole seconds).
+ */
+export function hoursAmountMinor(hours: Decimal, hourlyRateMinor: number): number {
+  return Number(divRoundHalfUp(hours.units * BigInt(hourlyRateMinor), pow10(hours.scale)));
 }
 
 /** Amount of a service line: quantity (in thousandths) × unit amount, rounded half-up once. */

@@ -11,6 +11,8 @@ export interface OutgoingMail {
   text: string;
   html?: string | null;
   invoiceId?: string | null;
+  /** The client recipient the message is for, so it is not delivered once they are deleted. */
+  recipientId?: string | null;
   attachInvoicePdf?: boolean;
 }
 
@@ -26,6 +28,7 @@ export function enqueueMail(tx: Db, mail: OutgoingMail, now: Date, domain = 'hou
       id,
       kind: mail.kind,
       invoiceId: mail.invoiceId ?? null,
+      recipientId: mail.recipientId ?? null,
       toAddress: mail.to.address,
       toName: mail.to.name ?? null,
       replyTo: mail.replyTo ?? null,

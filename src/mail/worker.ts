@@ -1,10 +1,11 @@
-import { and, eq, inArray, isNull, lte, ne, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type Mail from 'nodemailer/lib/mailer';
 import { publicUrlFor } from '../config.ts';
-import type { Database } from '../db/index.ts';
-import { invoices, outbox } from '../db/schema/index.ts';
-import { loadInvoiceDocument } from '../domain/invoices/document.ts';
-import { renderInvoicePdf } from '../pdf/invoice.ts';
+import type { Database, Db } from '../db/index.ts';
+import { invoices, outbox, recipients } from '../db/schema/index.ts';
+import { documentFor } from '../domain/invoices/document.ts';
+import { findInvoice } from '../domain/invoices/read.ts';
+import { cachedInvoicePdf, invoicePdfFileName } from '../pdf/invoice.ts';
 import type { AppServices } from '../trpc/context.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { workspaceInfo } from '../workspaces/info.ts';
@@ -18,6 +19,13 @@ export const LEASE_MS = 10 * 60_000;
 const PER_PASS = 200;
 /** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
 export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
+/** Messages addressed to a client recipient: not delivered once that recipient is deleted. */
+export const RECIPIENT_KINDS = ['invoice', 'invoice_reminder'];
+/**
+ * A message cancelled before delivery (invoice voided or paid, recipient deleted) is `failed` with
+ * a last_error starting with this; unlike a real failure it does not hold an invoice in `sending`.
+ */
+export const CANCELLED_PREFIX = 'cancelled:';
 
 /** Wait before attempt n+1 after n failures: 1, 2, 4, 8 ... minutes, at most 2 hours. */
 export const backoffMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 2 * 3_600_000);
@@ -47,6 +55,37 @@ function claimOne(db: Database, now: Date): OutboxRow | null {
   );
 }
 
+/**
+ * Once none of an invoice's messages is still open (pending, or failed for a reason other than a
+ * cancellation), a `sending` invoice becomes `sent` — or `draft` again when every client message
+ * was cancelled, since then the client never received it.
+ */
+function settleInvoice(tx: Db, invoiceId: string, at: string): void {
+  const open = tx
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.invoiceId, invoiceId),
+        inArray(outbox.kind, INVOICE_SENDING_KINDS),
+        or(eq(outbox.status, 'pending'), and(eq(outbox.status, 'failed'), sql`coalesce(${outbox.lastError}, '') NOT LIKE ${`${CANCELLED_PREFIX}%`}`)),
+      ),
+    )
+    .limit(1)
+    .get();
+  if (open) return;
+  const delivered = tx
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(and(eq(outbox.invoiceId, invoiceId), eq(outbox.kind, 'invoice'), eq(outbox.status, 'sent')))
+    .limit(1)
+    .get();
+  tx.update(invoices)
+    .set(delivered ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
+    .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'sending')))
+    .run();
+}
+
 /** Marks a delivered message sent and, when it was the invoice's last one, the invoice `sent`. */
 function recordSent(db: Database, row: OutboxRow, now: Date): void {
   const at = now.toISOString();
@@ -55,21 +94,30 @@ function recordSent(db: Database, row: OutboxRow, now: Date): void {
       .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null })
       .where(eq(outbox.id, row.id))
       .run();
-    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) {
-      const open = tx
-        .select({ id: outbox.id })
-        .from(outbox)
-        .where(and(eq(outbox.invoiceId, row.invoiceId), inArray(outbox.kind, INVOICE_SENDING_KINDS), ne(outbox.status, 'sent')))
-        .limit(1)
-        .get();
-      if (!open) {
-        tx.update(invoices)
-          .set({ status: 'sent', sentAt: at, updatedAt: at })
-          .where(and(eq(invoices.id, row.invoiceId), eq(invoices.status, 'sending')))
-          .run();
-      }
-    }
+    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoice(tx, row.invoiceId, at);
   });
+}
+
+/**
+ * A client message whose recipient was deleted after it was queued is not delivered (DESIGN.md §5:
+ * a deleted recipient gets no mail): it is cancelled, and the invoice settles on the rest.
+ */
+function cancelIfRecipientGone(db: Database, row: OutboxRow, now: Date): boolean {
+  if (!row.recipientId || !RECIPIENT_KINDS.includes(row.kind)) return false;
+  const at = now.toISOString();
+  return db.transaction(
+    (tx) => {
+      const recipient = tx.select({ deleted: recipients.deleted }).from(recipients).where(eq(recipients.id, row.recipientId!)).get();
+      if (recipient && !recipient.deleted) return false;
+      tx.update(outbox)
+        .set({ status: 'failed', lastError: `${CANCELLED_PREFIX} the recipient was deleted before delivery`, claimedAt: null })
+        .where(eq(outbox.id, row.id))
+        .run();
+      if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoice(tx, row.invoiceId, at);
+      return true;
+    },
+    { behavior: 'immediate' },
+  );
 }
 
 function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): 'retry' | 'failed' {
@@ -89,12 +137,12 @@ function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): '
   return final ? 'failed' : 'retry';
 }
 
-const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'invoice';
-
 export interface DeliveryResult {
   sent: number;
   retried: number;
   failed: number;
+  /** Not delivered because the recipient was deleted after the message was queued. */
+  cancelled: number;
 }
 
 /**
@@ -104,15 +152,18 @@ export interface DeliveryResult {
  * (at-least-once with a window of one message; the stable Message-ID lets mail systems spot it).
  */
 export async function deliverOutbox(handle: WorkspaceHandle, services: AppServices, transport?: MailTransport): Promise<DeliveryResult> {
-  const result: DeliveryResult = { sent: 0, retried: 0, failed: 0 };
+  const result: DeliveryResult = { sent: 0, retried: 0, failed: 0, cancelled: 0 };
   const db = handle.db;
   let own: MailTransport | null = null;
-  const pdfs = new Map<string, { filename: string; content: Buffer }>();
   const info = workspaceInfo(handle);
   try {
     for (let i = 0; i < PER_PASS; i++) {
       const row = claimOne(db, services.clock());
       if (!row) break;
+      if (cancelIfRecipientGone(db, row, services.clock())) {
+        result.cancelled++;
+        continue;
+      }
       try {
         const message: Mail.Options & { messageId: string } = {
           from: services.config.mailFrom,
@@ -125,13 +176,11 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
           ...(row.replyTo ? { replyTo: row.replyTo } : {}),
         };
         if (row.attachInvoicePdf && row.invoiceId) {
-          let pdf = pdfs.get(row.invoiceId);
-          if (!pdf) {
-            const doc = loadInvoiceDocument(db, row.invoiceId, { workspaceName: info.name, publicBase: publicUrlFor(services.config, handle.subdomain) });
-            pdf = { filename: `invoice-${safeFileName(doc.invoice.number)}.pdf`, content: await renderInvoicePdf(doc) };
-            pdfs.set(row.invoiceId, pdf);
-          }
-          message.attachments = [{ filename: pdf.filename, content: pdf.content, contentType: 'application/pdf' }];
+          const invoice = findInvoice(db, row.invoiceId);
+          const content = await cachedInvoicePdf({ workspace: handle.subdomain, invoiceId: invoice.id, updatedAt: invoice.updatedAt }, () =>
+            documentFor(db, invoice, { workspaceName: info.name, publicBase: publicUrlFor(services.config, handle.subdomain) }),
+          );
+          message.attachments = [{ filename: invoicePdfFileName(invoice.number), content, contentType: 'application/pdf' }];
         }
         own ??= transport ? null : createMailTransport(services.config, handle.subdomain);
         await (transport ?? own!).send(message, row.id);

@@ -1,6 +1,8 @@
 import PDFDocument from 'pdfkit';
 import { hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { lineHours } from '../domain/invoices/records.ts';
 import { formatMoney, minorToDecimalString } from '../domain/money.ts';
+import { hoursOf } from '../domain/time/hours.ts';
 import { pdfFonts, toWinAnsi, type PdfFonts } from './fonts.ts';
 
 const MARGIN = 50;
@@ -16,7 +18,7 @@ interface Column {
   cell: (l: DocumentLine) => string;
 }
 
-const hours = (seconds: number | null) => (seconds === null ? '' : (Math.round((seconds / 3600) * 100) / 100).toFixed(2));
+const hours = (seconds: number | null) => (seconds === null ? '' : String(hoursOf(seconds)));
 const quantity = (milli: number | null) => (milli === null ? '' : minorToDecimalString(milli, 3).replace(/\.?0+$/, ''));
 
 /**
@@ -146,7 +148,7 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
       ...(invoice.displayTaskName ? [{ title: 'Task', align: 'left' as const, cell: (l: DocumentLine) => l.taskName ?? '' }] : []),
       ...(invoice.displayPersonName ? [{ title: 'Person', align: 'left' as const, cell: (l: DocumentLine) => l.personName ?? '' }] : []),
       ...(invoice.displayNote ? [{ title: 'Notes', weight: 2, align: 'left' as const, cell: (l: DocumentLine) => l.notes }] : []),
-      { title: 'Hours', width: 38, align: 'right', cell: (l) => hours(l.seconds) },
+      { title: 'Hours', width: 38, align: 'right', cell: (l) => String(lineHours(l) ?? '') },
       { title: 'Rate', width: 62, align: 'right', cell: (l) => money(l.hourlyRateMinor) },
       { title: 'Amount', width: 70, align: 'right', cell: (l) => money(l.amountMinor) },
     ]);
@@ -199,7 +201,7 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
       { title: 'Task', align: 'left', cell: (l) => l.taskName ?? '' },
       { title: 'Notes', weight: 2, align: 'left', cell: (l) => l.notes },
       { title: 'Recorded', width: 52, align: 'right', cell: (l) => hours(l.entrySeconds) },
-      { title: 'Billed', width: 45, align: 'right', cell: (l) => hours(l.seconds) },
+      { title: 'Billed', width: 45, align: 'right', cell: (l) => String(lineHours(l) ?? '') },
     ]);
     table('Time entries', cols, timeLines);
   }
@@ -239,4 +241,42 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
   }
   pdf.end();
   return done;
+}
+
+/** A file-name-safe form of an invoice number (`2026/07 A` → `2026_07_A`). */
+export const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'invoice';
+
+/** The PDF's file name wherever it is offered: download, tRPC and e-mail attachment. */
+export const invoicePdfFileName = (number: string) => `invoice-${safeFileName(number)}.pdf`;
+
+/** Rendered PDFs kept in memory; an invoice's PDF is a few dozen KiB. */
+const PDF_CACHE_LIMIT = 32;
+const pdfCache = new Map<string, Promise<Buffer>>();
+/** How many PDFs were rendered (not served from the cache) since start, for tests and metrics. */
+export const pdfRenderStats = { renders: 0 };
+
+/**
+ * The invoice's PDF, rendered once per (workspace, invoice, updated_at) and kept in a small LRU
+ * shared by the public download, `invoices.pdf` and the mail worker's attachments. Every change
+ * to an invoice moves its updated_at, so a stale PDF is never served. The document is loaded only
+ * on a miss; concurrent requests for the same PDF share one rendering.
+ */
+export function cachedInvoicePdf(
+  key: { workspace: string; invoiceId: string; updatedAt: string },
+  load: () => InvoiceDocument,
+): Promise<Buffer> {
+  const id = `${key.workspace}|${key.invoiceId}|${key.updatedAt}`;
+  let pdf = pdfCache.get(id);
+  if (pdf) {
+    // The most recently used goes last; the first key is the one to evict.
+    pdfCache.delete(id);
+    pdfCache.set(id, pdf);
+    return pdf;
+  }
+  pdfRenderStats.renders++;
+  pdf = renderInvoicePdf(load());
+  pdfCache.set(id, pdf);
+  pdf.catch(() => pdfCache.delete(id));
+  while (pdfCache.size > PDF_CACHE_LIMIT) pdfCache.delete(pdfCache.keys().next().value as string);
+  return pdf;
 }

@@ -3,9 +3,10 @@ import express, { type Request, type Response, type Router } from 'express';
 import { publicUrlFor } from '../config.ts';
 import { invoices } from '../db/schema/index.ts';
 import { documentFor, hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
-import { secondsToHours } from '../domain/invoices/records.ts';
+import { lineHours } from '../domain/invoices/records.ts';
 import { formatMoney } from '../domain/money.ts';
-import { renderInvoicePdf } from '../pdf/invoice.ts';
+import { hoursOf } from '../domain/time/hours.ts';
+import { cachedInvoicePdf, invoicePdfFileName } from '../pdf/invoice.ts';
 import { hostOf, type AppServices } from '../trpc/context.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 import { workspaceInfo } from '../workspaces/info.ts';
@@ -51,7 +52,7 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
       ...when(invoice.displayTaskName, ['Task', (l) => e(l.taskName ?? ''), false]),
       ...when(invoice.displayPersonName, ['Person', (l) => e(l.personName ?? ''), false]),
       ...when(invoice.displayNote, ['Notes', (l) => e(l.notes), false]),
-      ['Hours', (l) => String(secondsToHours(l.seconds ?? 0)), true],
+      ['Hours', (l) => String(lineHours(l) ?? ''), true],
       ['Rate', (l) => money(l.hourlyRateMinor), true],
       ['Amount', (l) => money(l.amountMinor), true],
     ];
@@ -81,7 +82,7 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
   parts.push(`<table class="totals" style="width:auto;margin-left:auto"><tbody>${totals.join('')}</tbody></table>`);
   const summary = (title: string, groups: ReturnType<typeof hoursBy>) =>
     `<h2>${title}</h2><table><tbody>${groups
-      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${secondsToHours(g.seconds)} h</td><td class="num">${money(g.amountMinor)}</td></tr>`)
+      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${hoursOf(g.seconds)} h</td><td class="num">${money(g.amountMinor)}</td></tr>`)
       .join('')}</tbody></table>`;
   if (invoice.includeHoursByPerson && timeLines.length) parts.push(summary('Hours by person', hoursBy(timeLines, (l) => l.personName)));
   if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName))));
@@ -108,8 +109,9 @@ export function publicInvoiceRouter(services: AppServices): Router {
     if (!handle) return null;
     const invoice = handle.db.select().from(invoices).where(eq(invoices.publicToken, token)).get();
     if (!invoice) return null;
-    const info = workspaceInfo(handle);
-    return { token, doc: documentFor(handle.db, invoice, { workspaceName: info.name, publicBase: publicUrlFor(services.config, subdomain) }) };
+    // The document is read only when it is needed: the PDF usually comes from the cache.
+    const load = () => documentFor(handle.db, invoice, { workspaceName: workspaceInfo(handle).name, publicBase: publicUrlFor(services.config, subdomain) });
+    return { token, subdomain, invoice, load };
   };
   const secure = (res: Response) => {
     // The token is the credential: keep the page out of caches, search engines and Referer headers.
@@ -126,7 +128,7 @@ export function publicInvoiceRouter(services: AppServices): Router {
       res.status(404).type('html').send(notFoundPage());
       return;
     }
-    res.status(200).type('html').send(invoiceHtml(found.doc, `/invoices/${found.token}/pdf`));
+    res.status(200).type('html').send(invoiceHtml(found.load(), `/invoices/${found.token}/pdf`));
   });
   router.get('/invoices/:token/pdf', async (req, res) => {
     secure(res);
@@ -135,8 +137,9 @@ export function publicInvoiceRouter(services: AppServices): Router {
       res.status(404).type('html').send(notFoundPage());
       return;
     }
-    const pdf = await renderInvoicePdf(found.doc);
-    const name = `invoice-${found.doc.invoice.number.replace(/[^A-Za-z0-9._-]+/g, '_')}.pdf`;
+    const { invoice } = found;
+    const pdf = await cachedInvoicePdf({ workspace: found.subdomain, invoiceId: invoice.id, updatedAt: invoice.updatedAt }, found.load);
+    const name = invoicePdfFileName(invoice.number);
     res.status(200).type('application/pdf').setHeader('Content-Disposition', `attachment; filename="${name}"`).send(pdf);
   });
   return router;

@@ -90,6 +90,11 @@ export const invoiceLines = sqliteTable(
     notes: text('notes').notNull().default(''),
     /** Time lines: billed seconds and rate per hour in minor units. */
     seconds: integer('seconds'),
+    /**
+     * The hours a time line stated itself, as exact decimal text (`"0.1234"`); its amount is these
+     * hours × the rate, rounded once. Null when the line billed the entry's own (rounded) seconds.
+     */
+    hours: text('hours'),
     hourlyRateMinor: integer('hourly_rate_minor'),
     /** Service lines: quantity in thousandths (1.5 → 1500) and unit amount in minor units. */
     quantityMilli: integer('quantity_milli'),

@@ -14,6 +14,8 @@ export const outbox = sqliteTable(
     /** What the message is: `invoice`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`. */
     kind: text('kind').notNull(),
     invoiceId: text('invoice_id'),
+    /** The client recipient a message is for; a recipient deleted before delivery gets nothing. */
+    recipientId: text('recipient_id'),
     toAddress: text('to_address').notNull(),
     toName: text('to_name'),
     replyTo: text('reply_to'),

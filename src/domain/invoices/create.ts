@@ -1,22 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, eq, inArray } from 'drizzle-orm';
 import type BetterSqlite3 from 'better-sqlite3';
-
-type SqliteConnection = BetterSqlite3.Database;
+import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
-import {
-  clients,
-  invoiceProjects,
-  invoiceRecipients,
-  invoices,
-  invoiceTaxes,
-  projects,
-  recipients,
-} from '../../db/schema/index.ts';
+import { clients, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects } from '../../db/schema/index.ts';
 import { AppError, conflict, invalidField, notFound, unprocessable } from '../../errors.ts';
+import type { WorkspaceHandle } from '../../workspaces/handle.ts';
+import { findLiveRecipients } from '../recipients/recipients.ts';
 import type { ActingUser } from '../team-members/acting-user.ts';
 import { withinTolerance } from '../money.ts';
-import { addDays, localDate } from './dates.ts';
+import { addDays, localDate } from '../time/calendar.ts';
 import {
   computeServiceLines,
   computeTaxes,
@@ -30,22 +22,23 @@ import { queueInvoiceMail, replyToFor, type MailContext } from './mail.ts';
 import { toInvoiceRecord, type InvoiceRow } from './records.ts';
 import type { CreateInput, InvoiceRecord } from './schemas.ts';
 
-const prepared = new WeakMap<SqliteConnection, ReturnType<typeof prepare>>();
-
-/** Hot-path statements, prepared once per open workspace file and reused by every invoice. */
-export function invoiceStatements(raw: SqliteConnection) {
-  let st = prepared.get(raw);
-  if (!st) prepared.set(raw, (st = prepare(raw)));
-  return st;
-}
-
-const prepare = (raw: SqliteConnection) => {
+/**
+ * Hot-path statements, prepared once per open workspace file (`handle.memo`) and reused by every
+ * invoice. Raw SQL, because the entry ids travel as one JSON array parameter.
+ */
+const statements = (db: Database) => {
+  // drizzle() keeps its connection as `$client`; its exported Database type just does not say so.
+  const raw = (db as Database & { $client: BetterSqlite3.Database }).$client;
   return {
-    /** Every entry named by a request in one query: the ids travel as one JSON array parameter. */
+    /**
+     * Every entry named by a request in one query, with whether its task is billable now: a task
+     * made non-billable after the entry was recorded must not be invoiced either.
+     */
     entries: raw.prepare<[string], BillableEntry>(
       `SELECT te.id, te.client_id AS clientId, te.project_id AS projectId, te.task_id AS taskId, te.user_id AS userId,
               te.seconds, te.status, p.billing_method AS billingMethod, p.hourly_rate_minor AS projectRateMinor,
-              p.currency AS projectCurrency, t.hourly_rate_minor AS taskRateMinor, pu.hourly_rate_minor AS personRateMinor
+              p.currency AS projectCurrency, t.hourly_rate_minor AS taskRateMinor, pu.hourly_rate_minor AS personRateMinor,
+              t.billable AS taskBillable
          FROM time_entries te
          JOIN projects p ON p.id = te.project_id
          JOIN tasks t ON t.id = te.task_id
@@ -54,9 +47,9 @@ const prepare = (raw: SqliteConnection) => {
     ),
     insertLine: raw.prepare(
       `INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, project_id, task_id, user_id, notes,
-                                  seconds, hourly_rate_minor, quantity_milli, unit_amount_minor, file, amount_minor)
+                                  seconds, hours, hourly_rate_minor, quantity_milli, unit_amount_minor, file, amount_minor)
        VALUES (@id, @invoiceId, @kind, @position, @timeEntryId, @projectId, @taskId, @userId, @notes,
-               @seconds, @hourlyRateMinor, @quantityMilli, @unitAmountMinor, @file, @amountMinor)`,
+               @seconds, @hours, @hourlyRateMinor, @quantityMilli, @unitAmountMinor, @file, @amountMinor)`,
     ),
     /**
      * Only entries still `unbilled` move: if another invoice billed one in between, fewer rows
@@ -69,10 +62,13 @@ const prepare = (raw: SqliteConnection) => {
   };
 };
 
+/** The invoice statements of an open workspace file. */
+export const invoiceStatements = (handle: Pick<WorkspaceHandle, 'memo'>) => handle.memo(statements);
+
 export interface InvoiceDeps {
   db: Database;
-  /** The raw connection under `db`, for the hot-path statements. */
-  sqlite: SqliteConnection;
+  /** The open workspace file, whose memo holds the prepared statements. */
+  handle: Pick<WorkspaceHandle, 'memo'>;
   organizationId: string;
   timeZone: string;
   /** Mail settings; the client's name is filled in per invoice. */
@@ -101,7 +97,7 @@ const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoic
  * request changes nothing and two requests for the same entries are serialised.
  */
 export function createInvoice(deps: InvoiceDeps, actor: ActingUser, input: CreateInput): { invoice: InvoiceRecord; queuedMail: number } {
-  const st = invoiceStatements(deps.sqlite);
+  const st = invoiceStatements(deps.handle);
   const at = deps.now.toISOString();
   try {
     return deps.db.transaction(
@@ -117,7 +113,8 @@ export function createInvoice(deps: InvoiceDeps, actor: ActingUser, input: Creat
           .where(eq(projects.clientId, client.id))
           .all();
         const clientProjectIds = new Set(clientProjects.map((p) => p.id));
-        const requestedProjects = input.project_id ? [...new Set(input.project_id)] : null;
+        // An empty list names no projects, the same as leaving project_id out.
+        const requestedProjects = input.project_id?.length ? [...new Set(input.project_id)] : null;
         requestedProjects?.forEach((id) => {
           if (!clientProjectIds.has(id)) throw invalidField(`project_id.${input.project_id!.indexOf(id)}`, 'is not a project of this client');
         });
@@ -136,7 +133,11 @@ export function createInvoice(deps: InvoiceDeps, actor: ActingUser, input: Creat
             allowedProjects: requestedProjects ? new Set(requestedProjects) : null,
           });
         } else {
-          lines = computeServiceLines(input.invoice_services ?? [], { currency, clientProjects: clientProjectIds });
+          lines = computeServiceLines(input.invoice_services ?? [], {
+            currency,
+            clientProjects: clientProjectIds,
+            allowedProjects: requestedProjects ? new Set(requestedProjects) : null,
+          });
         }
         const subtotal = sumMinor(
           lines.map((l) => l.amountMinor),
@@ -160,14 +161,7 @@ export function createInvoice(deps: InvoiceDeps, actor: ActingUser, input: Creat
 
         const details = input.invoice_details;
         const recipientIds = [...new Set(details?.recipient_ids ?? [])];
-        const liveRecipients = recipientIds.length
-          ? tx
-              .select({ id: recipients.id, name: recipients.name, email: recipients.email })
-              .from(recipients)
-              .where(and(eq(recipients.clientId, client.id), eq(recipients.deleted, false), inArray(recipients.id, recipientIds)))
-              .all()
-          : [];
-        const byId = new Map(liveRecipients.map((r) => [r.id, r]));
+        const byId = new Map(findLiveRecipients(tx, client.id, recipientIds).map((r) => [r.id, r]));
         recipientIds.forEach((id) => {
           if (!byId.has(id)) {
             throw invalidField(`invoice_details.recipient_ids.${details!.recipient_ids!.indexOf(id)}`, 'is not a recipient of this client');

@@ -12,6 +12,8 @@ export interface DocumentLine {
   personName: string | null;
   notes: string;
   seconds: number | null;
+  /** The hours the line stated itself (exact decimal text), else null. */
+  hours: string | null;
   /** The entry's own (rounded) duration, for the time-entry listing; null for service lines. */
   entrySeconds: number | null;
   hourlyRateMinor: number | null;
@@ -51,6 +53,7 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: { workspaceName: s
       notes: invoiceLines.notes,
       entryNotes: timeEntries.notes,
       seconds: invoiceLines.seconds,
+      hours: invoiceLines.hours,
       entrySeconds: timeEntries.seconds,
       hourlyRateMinor: invoiceLines.hourlyRateMinor,
       quantityMilli: invoiceLines.quantityMilli,
@@ -79,6 +82,7 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: { workspaceName: s
       // A line without its own note shows the note written on the time entry.
       notes: r.notes || r.entryNotes || '',
       seconds: r.seconds,
+      hours: r.hours,
       entrySeconds: r.entrySeconds,
       hourlyRateMinor: r.hourlyRateMinor,
       quantityMilli: r.quantityMilli,

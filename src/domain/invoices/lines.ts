@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { billingMethods, timeEntryStatuses } from '../../db/schema/index.ts';
-import { AppError, invalidField, unprocessable } from '../../errors.ts';
+import { AppError, invalidField, notFound, unprocessable } from '../../errors.ts';
 import {
   currencyDecimals,
   decimalOf,
   decimalText,
   fromMinor,
+  hoursAmountMinor,
   hoursToSeconds,
   percentOfMinor,
   quantityAmountMinor,
@@ -13,6 +14,7 @@ import {
   toMinor,
   toScaledInteger,
 } from '../money.ts';
+import { hoursOf, SECONDS_PER_HOUR } from '../time/hours.ts';
 import type { serviceLineInput, taxInput, timeEntryLineInput } from './schemas.ts';
 
 /** What one query reads about each time entry named by the request. */
@@ -29,6 +31,8 @@ export interface BillableEntry {
   projectCurrency: string;
   taskRateMinor: number;
   personRateMinor: number | null;
+  /** Whether the entry's task is billable now (SQLite 0/1); a task made non-billable later wins over the entry's status. */
+  taskBillable: number | boolean;
 }
 
 export interface ComputedLine {
@@ -40,6 +44,8 @@ export interface ComputedLine {
   userId: string | null;
   notes: string;
   seconds: number | null;
+  /** The hours the line stated itself, as exact decimal text; null when it bills the entry's seconds. */
+  hours: string | null;
   hourlyRateMinor: number | null;
   quantityMilli: number | null;
   unitAmountMinor: number | null;
@@ -72,11 +78,19 @@ export function defaultHourlyRateMinor(entry: BillableEntry): number {
   }
 }
 
-const hoursText = (seconds: number) => String(Math.round((seconds / 3600) * 10000) / 10000);
+/** A line's hours are read to 4 decimal places, like every other hours value of the product. */
+const MAX_HOURS_DECIMALS = 4;
+
+/** A line amount must stay an exact integer in minor units. */
+function exactAmount(amount: number, at: string): number {
+  if (!Number.isSafeInteger(amount)) throw new AppError('unprocessable', 'amount_too_large', `${at}: the amount is too large to be represented exactly`);
+  return amount;
+}
 
 /**
  * Validates every time-entry line against the entries read for it and computes its amount. Each
- * line is rounded once (seconds × rate / 3600, half-up); nothing here touches floats.
+ * line is rounded once, half-up: its own exact decimal hours × rate, or, without hours, the
+ * entry's seconds × rate / 3600. Nothing here touches floats.
  */
 export function computeTimeLines(
   lines: z.output<typeof timeEntryLineInput>[],
@@ -89,14 +103,15 @@ export function computeTimeLines(
     if (seen.has(line.time_entry_id)) throw invalidField(`${at}.time_entry_id`, 'names a time entry already on this invoice');
     seen.add(line.time_entry_id);
     const entry = entries.get(line.time_entry_id);
-    if (!entry || entry.clientId !== opts.clientId) throw invalidField(`${at}.time_entry_id`, 'is not a time entry of this client');
+    if (!entry) throw notFound('time_entry', `${at}.time_entry_id: no time entry with id ${line.time_entry_id}`);
+    if (entry.clientId !== opts.clientId) throw invalidField(`${at}.time_entry_id`, 'is not a time entry of this client');
     if (entry.projectId !== line.project_id) throw invalidField(`${at}.project_id`, "does not match the time entry's project");
     if (entry.taskId !== line.task_id) throw invalidField(`${at}.task_id`, "does not match the time entry's task");
     if (entry.userId !== line.user_id) throw invalidField(`${at}.user_id`, "does not match the time entry's user");
     if (opts.allowedProjects && !opts.allowedProjects.has(entry.projectId)) {
       throw invalidField(`${at}.project_id`, 'is not one of the projects named in project_id');
     }
-    if (entry.status === 'non_billable') {
+    if (entry.status === 'non_billable' || (!entry.taskBillable && entry.status === 'unbilled')) {
       throw unprocessable('time_entry_not_billable', `Time entry ${entry.id} is of a non-billable task and cannot be invoiced`, {
         time_entry_id: entry.id,
       });
@@ -108,10 +123,16 @@ export function computeTimeLines(
       });
     }
     let seconds = entry.seconds;
+    let hours: ReturnType<typeof decimalOf> | null = null;
     if (line.hours !== undefined) {
+      hours = decimalOf(line.hours);
+      if (hours.scale > MAX_HOURS_DECIMALS) throw invalidField(`${at}.hours`, `may have at most ${MAX_HOURS_DECIMALS} decimal places`);
+      // Exact: hours × 3600 ≤ the entry's seconds, compared in units of 1/10^scale.
+      if (hours.units * BigInt(SECONDS_PER_HOUR) > BigInt(entry.seconds) * 10n ** BigInt(hours.scale)) {
+        throw invalidField(`${at}.hours`, `may not exceed the entry's ${hoursOf(entry.seconds)} hours`);
+      }
+      // Whole seconds only for summaries (hours by person or task); the amount uses the exact hours.
       seconds = hoursToSeconds(line.hours);
-      if (seconds <= 0) throw invalidField(`${at}.hours`, 'must be at least one second');
-      if (seconds > entry.seconds) throw invalidField(`${at}.hours`, `may not exceed the entry's ${hoursText(entry.seconds)} hours`);
     }
     let rate: number;
     if (line.hourly_rate !== undefined) {
@@ -137,19 +158,23 @@ export function computeTimeLines(
       userId: entry.userId,
       notes: line.notes ?? '',
       seconds,
+      hours: hours ? decimalText(line.hours!) : null,
       hourlyRateMinor: rate,
       quantityMilli: null,
       unitAmountMinor: null,
       file: null,
-      amountMinor: timeAmountMinor(seconds, rate),
+      amountMinor: exactAmount(hours ? hoursAmountMinor(hours, rate) : timeAmountMinor(entry.seconds, rate), at),
     };
   });
 }
 
-/** Service lines: quantity (default 1, up to 3 decimals) × unit amount (default 0), half-up once. */
+/**
+ * Service lines: quantity (default 1, up to 3 decimals) × unit amount (default 0), half-up once. A
+ * line's project must be one of the client's, and one of `allowedProjects` when the request named some.
+ */
 export function computeServiceLines(
   lines: z.output<typeof serviceLineInput>[],
-  opts: { currency: string; clientProjects: Set<string> },
+  opts: { currency: string; clientProjects: Set<string>; allowedProjects?: Set<string> | null },
 ): ComputedLine[] {
   return lines.map((line, i) => {
     const at = `invoice_services.${i}`;
@@ -160,6 +185,9 @@ export function computeServiceLines(
     if (line.project_id !== undefined && !opts.clientProjects.has(line.project_id)) {
       throw invalidField(`${at}.project_id`, 'is not a project of this client');
     }
+    if (line.project_id !== undefined && opts.allowedProjects && !opts.allowedProjects.has(line.project_id)) {
+      throw invalidField(`${at}.project_id`, 'is not one of the projects named in project_id');
+    }
     return {
       kind: 'service',
       position: i,
@@ -169,21 +197,25 @@ export function computeServiceLines(
       userId: null,
       notes: line.notes ?? '',
       seconds: null,
+      hours: null,
       hourlyRateMinor: null,
       quantityMilli,
       unitAmountMinor: unit,
       file: line.file ?? null,
-      amountMinor: quantityAmountMinor(quantityMilli, unit),
+      amountMinor: exactAmount(quantityAmountMinor(quantityMilli, unit), at),
     };
   });
 }
 
-/** Each selected tax is its percentage of the subtotal, rounded half-up; unselected ones are kept at 0. */
+/**
+ * Each selected tax is its percentage of the subtotal, rounded half-up. A tax is charged only when
+ * sent with `selected: true` (DESIGN.md §5, "each selected tax"); others are recorded at 0.
+ */
 export function computeTaxes(taxes: z.output<typeof taxInput>[], subtotalMinor: number): ComputedTax[] {
   return taxes.map((tax, i) => {
     if (decimalOf(tax.percentage).scale > 4) throw invalidField(`tax_details.${i}.percentage`, 'must have at most 4 decimals');
     const percentage = decimalText(tax.percentage);
-    const selected = tax.selected ?? true;
+    const selected = tax.selected ?? false;
     return {
       position: i,
       name: tax.name,

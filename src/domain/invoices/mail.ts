@@ -51,7 +51,7 @@ export function queueInvoiceMail(
   invoice: InvoiceRow,
   ctx: MailContext,
   opts: {
-    recipients: { email: string; name: string }[];
+    recipients: { id: string; email: string; name: string }[];
     copyTo: { email: string; name: string } | null;
     replyTo: string | null;
     now: Date;
@@ -68,7 +68,7 @@ export function queueInvoiceMail(
   };
   let queued = 0;
   for (const r of opts.recipients) {
-    enqueueMail(tx, { ...base, kind: 'invoice', to: { address: r.email, name: r.name } }, opts.now, ctx.messageIdDomain);
+    enqueueMail(tx, { ...base, kind: 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } }, opts.now, ctx.messageIdDomain);
     queued++;
   }
   if (opts.copyTo) {
@@ -94,7 +94,7 @@ export function queueReminderMail(
   tx: Db,
   invoice: InvoiceRow,
   ctx: MailContext,
-  opts: { recipients: { email: string; name: string }[]; replyTo: string | null; remindOn: string; now: Date },
+  opts: { recipients: { id: string; email: string; name: string }[]; replyTo: string | null; remindOn: string; now: Date },
 ): number {
   const overdue = opts.remindOn > invoice.dueDate;
   const subject = overdue
@@ -108,7 +108,7 @@ export function queueReminderMail(
   for (const r of opts.recipients) {
     enqueueMail(
       tx,
-      { kind: 'invoice_reminder', to: { address: r.email, name: r.name }, subject, text, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: invoice.attachPdf },
+      { kind: 'invoice_reminder', recipientId: r.id, to: { address: r.email, name: r.name }, subject, text, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: invoice.attachPdf },
       opts.now,
       ctx.messageIdDomain,
     );

@@ -1,5 +1,6 @@
 import type { invoiceLines, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { fromMinor } from '../money.ts';
+import { hoursOf } from '../time/hours.ts';
 import type { InvoiceRecord, InvoiceSummary } from './schemas.ts';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
@@ -34,8 +35,9 @@ export const toInvoiceSummary = (row: InvoiceRow, organizationId: string, public
   voided_at: row.voidedAt,
 });
 
-/** Hours of a line for display and JSON: seconds / 3600, to at most 4 decimals. */
-export const secondsToHours = (seconds: number) => Math.round((seconds / 3600) * 10000) / 10000;
+/** A time line's hours: those it stated (exact), else its entry's seconds in hours (4 decimals). */
+export const lineHours = (line: { hours: string | null; seconds: number | null }): number | null =>
+  line.hours !== null ? Number(line.hours) : line.seconds === null ? null : hoursOf(line.seconds);
 
 export const toLineRecord = (row: LineRow, currency: string) => ({
   id: row.id,
@@ -46,7 +48,7 @@ export const toLineRecord = (row: LineRow, currency: string) => ({
   task_id: row.taskId,
   user_id: row.userId,
   notes: row.notes,
-  hours: row.seconds === null ? null : secondsToHours(row.seconds),
+  hours: lineHours(row),
   hourly_rate: row.hourlyRateMinor === null ? null : fromMinor(row.hourlyRateMinor, currency),
   quantity: row.quantityMilli === null ? null : row.quantityMilli / 1000,
   unit_amount: row.unitAmountMinor === null ? null : fromMinor(row.unitAmountMinor, currency),

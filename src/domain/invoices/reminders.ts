@@ -4,7 +4,7 @@ import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } fr
 import type { AppServices } from '../../trpc/context.ts';
 import type { WorkspaceHandle } from '../../workspaces/handle.ts';
 import { workspaceInfo } from '../../workspaces/info.ts';
-import { addDays, daysBetween, localDate } from './dates.ts';
+import { addDays, daysBetween, localDate } from '../time/calendar.ts';
 import { domainOfAddress, queueReminderMail, replyToFor } from './mail.ts';
 
 export const REMINDER_EVERY_DAYS = 7;
@@ -41,7 +41,8 @@ export function queueDueReminders(handle: WorkspaceHandle, services: AppServices
     .where(
       and(
         eq(invoices.sendAutomatedReminderEmail, true),
-        inArray(invoices.status, ['draft', 'sending', 'sent']),
+        // Only invoices that were e-mailed: a draft never reached the client, so nothing to remind of.
+        inArray(invoices.status, ['sending', 'sent']),
         lte(invoices.dueDate, today),
       ),
     )
@@ -51,13 +52,13 @@ export function queueDueReminders(handle: WorkspaceHandle, services: AppServices
     queued += handle.db.transaction(
       (tx) => {
         const invoice = tx.select().from(invoices).where(eq(invoices.id, id)).get();
-        if (!invoice || invoice.status === 'paid' || invoice.status === 'void') return 0;
+        if (!invoice || (invoice.status !== 'sending' && invoice.status !== 'sent')) return 0;
         const remindOn = reminderDateFor(invoice.dueDate, today);
         if (!remindOn) return 0;
         const fresh = tx.insert(invoiceReminders).values({ invoiceId: id, remindOn, createdAt: now.toISOString() }).onConflictDoNothing().run();
         if (fresh.changes === 0) return 0;
         const to = tx
-          .select({ email: recipients.email, name: recipients.name })
+          .select({ id: recipients.id, email: recipients.email, name: recipients.name })
           .from(invoiceRecipients)
           .innerJoin(recipients, eq(recipients.id, invoiceRecipients.recipientId))
           .where(and(eq(invoiceRecipients.invoiceId, id), eq(recipients.deleted, false)))

@@ -10,20 +10,43 @@ const stringFlag = z
 
 const finite = (what: string) => z.number({ message: `must be a number (${what})` }).refine(Number.isFinite, 'must be a finite number');
 
+/**
+ * Bounds that keep every amount exact in integer minor units (and away from exponent notation):
+ * 1e12 is a trillion in any currency, far beyond a real invoice, and 1e9 × 1e12 still fits a line.
+ */
+export const MAX_AMOUNT = 1e12;
+export const MAX_QUANTITY = 1e9;
+/** Many lines may add up past one line's bound; the sum is still checked to be exact. */
+export const MAX_TOTAL = 1e13;
+/** A line bills at most one entry, and an entry holds at most 24 hours. */
+export const MAX_LINE_HOURS = 24;
+
 export const timeEntryLineInput = z.object({
   time_entry_id: uuid,
   project_id: z.string({ message: 'must be a project id' }),
   task_id: uuid,
   user_id: uuid,
   notes: z.string().max(5000).optional(),
-  hours: finite('hours').refine((h) => h > 0, 'must be greater than 0').optional(),
-  hourly_rate: finite('hourly_rate').refine((r) => r >= 0, 'must not be negative').optional(),
+  hours: finite('hours')
+    .refine((h) => h > 0, 'must be greater than 0')
+    .refine((h) => h <= MAX_LINE_HOURS, `must be at most ${MAX_LINE_HOURS} (and not more than the entry's hours)`)
+    .optional(),
+  hourly_rate: finite('hourly_rate')
+    .refine((r) => r >= 0, 'must not be negative')
+    .refine((r) => r <= MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
+    .optional(),
 });
 
 export const serviceLineInput = z.object({
   notes: z.string().max(5000).optional(),
-  quantity: finite('quantity').refine((q) => q > 0, 'must be greater than 0').optional(),
-  unit_amount: finite('unit_amount').refine((a) => a >= 0, 'must not be negative').optional(),
+  quantity: finite('quantity')
+    .refine((q) => q > 0, 'must be greater than 0')
+    .refine((q) => q <= MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`)
+    .optional(),
+  unit_amount: finite('unit_amount')
+    .refine((a) => a >= 0, 'must not be negative')
+    .refine((a) => a <= MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
+    .optional(),
   project_id: z.string().optional(),
   file: z.string().max(2000).nullable().optional(),
 });
@@ -32,7 +55,7 @@ export const taxInput = z.object({
   name: nonEmptyText(100),
   percentage: finite('percentage').refine((p) => p >= 0 && p <= 100, 'must be between 0 and 100'),
   notes: z.string().max(1000).optional(),
-  selected: z.boolean().optional(),
+  selected: z.boolean().describe('Only a selected tax is charged; default false (recorded, amount 0)').optional(),
 });
 
 export const invoiceDetailsInput = z.object({
@@ -50,7 +73,9 @@ export const createInput = z
   .object({
     client_id: z.string(),
     number: nonEmptyText(100),
-    total: finite('total').describe('The invoice total as the caller computed it; must be within 0.01 of lines plus selected taxes (else 422 total_mismatch with computed_total)'),
+    total: finite('total')
+      .refine((t) => t >= 0 && t <= MAX_TOTAL, `must be between 0 and ${MAX_TOTAL}`)
+      .describe('The invoice total as the caller computed it; must be within 0.01 of lines plus selected taxes (else 422 total_mismatch with computed_total)'),
     issue_date: flexibleDate.describe('MM/DD/YYYY (also YYYY-MM-DD); default: today in the workspace time zone').optional(),
     due_date: flexibleDate.describe('MM/DD/YYYY (also YYYY-MM-DD); default: issue date + due_date_period, else + the client default').optional(),
     due_date_period: z.number().int('must be a whole number of days').min(0).max(3650).describe('Days from the issue date to the due date').optional(),
@@ -67,7 +92,11 @@ export const createInput = z
     display_date: flag,
     display_note: flag,
     display_project_name: flag,
-    project_id: z.array(z.string(), { message: 'must be an array of project ids' }).max(500).optional(),
+    project_id: z
+      .array(z.string(), { message: 'must be an array of project ids' })
+      .max(500)
+      .describe('Restricts the invoice to these projects of the client; an empty list is the same as none')
+      .optional(),
     send_email: flag,
     invoice_details: invoiceDetailsInput.optional(),
     tax_details: z.array(taxInput).max(20).optional(),

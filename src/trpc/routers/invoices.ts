@@ -1,8 +1,8 @@
 import { publicUrlFor } from '../../config.ts';
 import { createInvoice, type InvoiceDeps } from '../../domain/invoices/create.ts';
-import { loadInvoiceDocument } from '../../domain/invoices/document.ts';
+import { documentFor } from '../../domain/invoices/document.ts';
 import { domainOfAddress } from '../../domain/invoices/mail.ts';
-import { getInvoiceDetail, listDeliveries, listInvoices, nextInvoiceNumber } from '../../domain/invoices/read.ts';
+import { findInvoice, getInvoiceDetail, listDeliveries, listInvoices, nextInvoiceNumber } from '../../domain/invoices/read.ts';
 import { toInvoiceSummary } from '../../domain/invoices/records.ts';
 import {
   createInput,
@@ -17,7 +17,7 @@ import {
   statusChangeOutput,
 } from '../../domain/invoices/schemas.ts';
 import { markInvoicePaid, voidInvoice } from '../../domain/invoices/status.ts';
-import { renderInvoicePdf } from '../../pdf/invoice.ts';
+import { cachedInvoicePdf, invoicePdfFileName } from '../../pdf/invoice.ts';
 import { actingUserProcedure, requireAdmin, router, workspaceProcedure, type Authenticated } from '../init.ts';
 import type { Context } from '../context.ts';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ const publicBase = (ctx: Ctx) => publicUrlFor(ctx.config, ctx.workspace.subdomai
 
 const depsOf = (ctx: Ctx): InvoiceDeps => ({
   db: ctx.db,
-  sqlite: ctx.handle.sqlite,
+  handle: ctx.handle,
   organizationId: ctx.workspace.id,
   timeZone: ctx.workspace.timeZone,
   mail: {
@@ -38,8 +38,6 @@ const depsOf = (ctx: Ctx): InvoiceDeps => ({
   },
   now: ctx.clock(),
 });
-
-const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'invoice';
 
 export const invoicesRouter = router({
   /** Endpoint 1: generate an invoice from time entries or service lines. */
@@ -86,9 +84,11 @@ export const invoicesRouter = router({
     .input(invoiceIdInput)
     .output(pdfOutput)
     .query(async ({ ctx, input }) => {
-      const doc = loadInvoiceDocument(ctx.db, input.invoice_id, { workspaceName: ctx.workspace.name, publicBase: publicBase(ctx) });
-      const bytes = await renderInvoicePdf(doc);
-      return { filename: `invoice-${safeFileName(doc.invoice.number)}.pdf`, content_type: 'application/pdf' as const, base64: bytes.toString('base64') };
+      const invoice = findInvoice(ctx.db, input.invoice_id);
+      const bytes = await cachedInvoicePdf({ workspace: ctx.workspace.subdomain, invoiceId: invoice.id, updatedAt: invoice.updatedAt }, () =>
+        documentFor(ctx.db, invoice, { workspaceName: ctx.workspace.name, publicBase: publicBase(ctx) }),
+      );
+      return { filename: invoicePdfFileName(invoice.number), content_type: 'application/pdf' as const, base64: bytes.toString('base64') };
     }),
   /** Every message of an invoice and its delivery state (pending with attempts, sent, failed). */
   deliveries: workspaceProcedure
