@@ -68,7 +68,6 @@ export const currency = z
   .toUpperCase()
   .refine((c) => currencies.has(c), { message: 'must be an ISO 4217 currency code such as USD or EUR' });
 
-export const isCurrency = (code: string) => currencies.has(code);
 
 /** `YYYY-MM-DD` that names a real calendar day. */
 export function isCalendarDate(value: string): boolean {

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../db/index.ts';
 import { roles } from '../db/schema/index.ts';
 import { conflict, invalidField } from '../errors.ts';
@@ -15,11 +15,3 @@ export function addRole(db: Db, name: string, now: Date): void {
   }
   db.insert(roles).values({ name, createdAt: now.toISOString() }).run();
 }
-
-export const listRoles = (db: Db): string[] =>
-  db
-    .select({ name: roles.name })
-    .from(roles)
-    .orderBy(asc(roles.createdAt), asc(roles.name))
-    .all()
-    .map((r) => r.name);

@@ -12,10 +12,6 @@ export class Problems {
     this.details.push({ path, message });
   }
 
-  get any(): boolean {
-    return this.details.length > 0;
-  }
-
   /** Throws 422 `validation_failed` when anything was added. */
   throwIfAny(): void {
     const first = this.details[0];

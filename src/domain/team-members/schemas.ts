@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { dateTime, email, nonEmptyText, timeZone, uuid } from '../fields.ts';
+import { dateTime, email, nonEmptyText, timeZone } from '../fields.ts';
 
 export const teamMemberRecord = z.object({
   id: z.string(),
@@ -56,4 +56,3 @@ export const createInput = z.object({
   organization_role: z.string().min(1).max(100).default('Member'),
 });
 
-export const getInput = z.object({ team_member_id: uuid });
