@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoices } from '../src/db/schema/index.ts';
+import { pdfRenderStats } from '../src/pdf/invoice.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
@@ -8,9 +9,10 @@ import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTim
 let env: TestEnv;
 let token: string;
 let invoiceId: string;
+const clock = testClock();
 
 beforeAll(async () => {
-  env = await startTestEnv({ clock: testClock() });
+  env = await startTestEnv({ clock });
   const db = env.alpha.handle.db;
   const client = makeClient(db, { name: 'Evil <script>alert(1)</script> Ltd', fullAddress: '1 "Quote" Street' });
   const project = makeProject(db, client.id, { name: 'Site & <b>shop</b>' });
@@ -59,6 +61,22 @@ describe('GET /invoices/<token> (public, no API key)', () => {
     expect(res.headers['content-type']).toBe('application/pdf');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="invoice-PUB-_1_.pdf"$/);
     expect(res.raw.subarray(0, 4).toString('latin1')).toBe('%PDF');
+  });
+
+  it('renders the PDF once per version of the invoice, shared with invoices.pdf; a change renders it anew', async () => {
+    const first = await get(`/invoices/${token}/pdf`);
+    const rendered = pdfRenderStats.renders;
+    const again = await get(`/invoices/${token}/pdf`);
+    const viaTrpc = await env.alpha.caller.invoices.pdf({ invoice_id: invoiceId });
+    expect(pdfRenderStats.renders).toBe(rendered);
+    expect(again.raw.equals(first.raw)).toBe(true);
+    expect(Buffer.from(viaTrpc.base64, 'base64').equals(first.raw)).toBe(true);
+
+    clock.advance(60_000);
+    await env.alpha.caller.invoices.markPaid({ email: env.alpha.ownerEmail, invoice_id: invoiceId });
+    const paid = await get(`/invoices/${token}/pdf`);
+    expect(pdfRenderStats.renders).toBe(rendered + 1);
+    expect(paid.raw.equals(first.raw)).toBe(false);
   });
 
   it('404 HTML for unknown or malformed tokens, another workspace, and unknown hosts', async () => {

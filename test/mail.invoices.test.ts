@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { invoices, outbox, projects } from '../src/db/schema/index.ts';
+import { invoices, outbox, projects, recipients } from '../src/db/schema/index.ts';
 import { outboxJob } from '../src/jobs/outbox.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
@@ -173,6 +173,46 @@ describe('delivery through a real SMTP server', () => {
     expect(smtp.received).toHaveLength(0);
     const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(deliveries.items.every((d) => d.status === 'failed' && /voided/.test(d.last_error ?? ''))).toBe(true);
+  });
+});
+
+describe('a recipient deleted after the invoice was queued', () => {
+  let env: TestEnv;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env = await startTestEnv({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
+  });
+  afterAll(async () => {
+    await env.close();
+    await smtp.close();
+  });
+  afterEach(() => {
+    smtp.received.length = 0;
+  });
+  const deleteRecipient = (id: string) => env.alpha.handle.db.update(recipients).set({ deleted: true }).where(eq(recipients.id, id)).run();
+
+  it('gets nothing; the others get theirs and the invoice still becomes sent', async () => {
+    const inv = await sendInvoice(env.alpha, { attach: false });
+    const [gone, kept] = inv.recipients;
+    deleteRecipient(gone!.id);
+    await runJobOnce(outboxJob, env.services);
+    expect(smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual([kept!.email, env.alpha.ownerEmail].sort());
+    const rows = env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
+    expect(rows.find((r) => r.toAddress === gone!.email)).toMatchObject({
+      status: 'failed',
+      recipientId: gone!.id,
+      lastError: 'cancelled: the recipient was deleted before delivery',
+    });
+    expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
+  });
+
+  it('when every recipient is gone, nothing reaches the client and the invoice is a draft again', async () => {
+    const inv = await sendInvoice(env.alpha, { copy: false, attach: false });
+    for (const r of inv.recipients) deleteRecipient(r.id);
+    await runJobOnce(outboxJob, env.services);
+    expect(smtp.received).toHaveLength(0);
+    expect(invoiceStatus(env.alpha, inv.id)).toBe('draft');
   });
 });
 

@@ -1,10 +1,13 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '../src/errors.ts';
 import {
   decimalOf,
+  decimalPlaces,
   decimalText,
   formatMoney,
   fromMinor,
+  hoursAmountMinor,
   hoursToSeconds,
   percentOfMinor,
   quantityAmountMinor,
@@ -138,5 +141,68 @@ describe('reminder dates', () => {
     expect(reminderDateFor('2026-11-20', '2026-11-26')).toBe('2026-11-20');
     expect(reminderDateFor('2026-11-20', '2026-11-27')).toBe('2026-11-27');
     expect(reminderDateFor('2026-11-20', '2026-12-20')).toBe('2026-12-18');
+  });
+});
+
+describe('exponent notation and huge numbers', () => {
+  it('reads numbers JavaScript prints in exponent form exactly', () => {
+    expect(decimalOf(1e21)).toEqual({ units: 10n ** 21n, scale: 0 });
+    expect(decimalOf(-1.5e22)).toEqual({ units: -15n * 10n ** 21n, scale: 0 });
+    expect(decimalOf(1.5e-7)).toEqual({ units: 15n, scale: 8 });
+    expect(decimalOf(1e-7)).toEqual({ units: 1n, scale: 7 });
+    expect(decimalPlaces(1.25e-10)).toBe(12);
+    expect(decimalText(1e21)).toBe('1000000000000000000000');
+  });
+
+  it('never throws a raw error: too large is null, not finite is a 422', () => {
+    expect(toMinor(1e21, 'USD')).toBeNull();
+    expect(toMinor(1e-7, 'USD')).toBeNull();
+    expect(toScaledInteger(1e21, 3)).toBeNull();
+    expect(() => decimalOf(Infinity)).toThrow(AppError);
+    try {
+      decimalOf(Number.NaN);
+    } catch (err) {
+      expect((err as AppError).status).toBe(422);
+    }
+  });
+
+  it('round-trips any finite double through its decimal text', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (v) => {
+        const d = decimalOf(v);
+        expect(Number(`${d.units}e-${d.scale}`)).toBe(v === 0 ? 0 : v);
+      }),
+    );
+  });
+});
+
+describe('a line with its own hours: exact hours × rate, one rounding', () => {
+  it.each([
+    [0.1234, 15000, 1851], // 18.51, not 18.50 via 444 s
+    [0.0137, 100000, 1370], // 13.70, not 13.61 via 49 s
+    [1.0001, 1000000, 1000100], // 10,001.00, not 10,000.00 via 3600 s
+    [0.0001, 1, 0], // 0.000001 cents → 0
+    [0.5, 1, 1], // half a cent rounds up
+  ])('%s h at %s minor/h = %s minor', (hours, rate, amount) => {
+    expect(hoursAmountMinor(decimalOf(hours), rate)).toBe(amount);
+  });
+});
+
+describe('formatMoney', () => {
+  const RealNumberFormat = Intl.NumberFormat;
+  afterEach(() => {
+    Intl.NumberFormat = RealNumberFormat;
+  });
+
+  it('builds one Intl.NumberFormat per locale and currency, not one per call', () => {
+    const first = formatMoney(1, 'CHF', 'de-CH');
+    let built = 0;
+    Intl.NumberFormat = function (...args: ConstructorParameters<typeof Intl.NumberFormat>) {
+      built++;
+      return new RealNumberFormat(...args);
+    } as unknown as typeof Intl.NumberFormat;
+    for (let i = 0; i < 50; i++) formatMoney(i * 100, 'CHF', 'de-CH');
+    expect(formatMoney(1, 'CHF', 'de-CH')).toBe(first);
+    expect(built).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInvoiceDocument } from '../src/domain/invoices/document.ts';
 import { pdfFonts, STANDARD_FONTS, toWinAnsi } from '../src/pdf/fonts.ts';
-import { renderInvoicePdf } from '../src/pdf/invoice.ts';
+import { cachedInvoicePdf, pdfRenderStats, renderInvoicePdf } from '../src/pdf/invoice.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 
@@ -168,5 +168,45 @@ describe('invoice PDF', () => {
   it('without an embedded font, characters outside WinAnsi become "?" rather than wrong letters', () => {
     expect(toWinAnsi('Zoë € ¥ “ok”')).toBe('Zoë € ¥ “ok”');
     expect(toWinAnsi('Дмитрий Łódź 東京')).toBe('??????? ?ód? ??');
+  });
+
+  it('keeps at most 32 rendered PDFs, evicting the least recently used', async () => {
+    const db = env.alpha.handle.db;
+    const client = makeClient(db);
+    const res = await env.alpha.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: env.alpha.ownerEmail,
+      number: 'PDF-LRU',
+      total: 1,
+      invoice_services: [{ notes: 'One', unit_amount: 1 }],
+    });
+    const doc = loadInvoiceDocument(db, res.body.invoice.id, { workspaceName: 'alpha', publicBase: 'http://alpha.localhost:3000' });
+    const key = (n: number) => ({ workspace: 'lru-test', invoiceId: doc.invoice.id, updatedAt: `v${n}` });
+    for (let n = 1; n <= 32; n++) await cachedInvoicePdf(key(n), () => doc);
+    await cachedInvoicePdf(key(1), () => doc); // used again: now the most recent
+    const before = pdfRenderStats.renders;
+    await cachedInvoicePdf(key(33), () => doc); // evicts v2
+    await cachedInvoicePdf(key(1), () => doc);
+    expect(pdfRenderStats.renders).toBe(before + 1);
+    await cachedInvoicePdf(key(2), () => doc);
+    expect(pdfRenderStats.renders).toBe(before + 2);
+  });
+
+  it("shows a line's own hours exactly", async () => {
+    const db = env.alpha.handle.db;
+    const client = makeClient(db);
+    const project = makeProject(db, client.id, { hourlyRateMinor: 15000 });
+    const task = makeTask(db, project.id);
+    const user = makeMember(db);
+    makeProjectUser(db, project.id, user.id);
+    const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: user.id });
+    const res = await env.alpha.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: env.alpha.ownerEmail,
+      number: 'PDF-HOURS',
+      total: 18.51,
+      invoice_time_entries: [{ time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: user.id, hours: 0.1234 }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const { text } = await pdfText(res.body.invoice.id);
+    expect(text).toMatch(/0\.1234\s+\$150\.00\s+\$18\.51/);
   });
 });
