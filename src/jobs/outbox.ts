@@ -9,6 +9,7 @@ export const outboxJob: Job = {
   name: 'outbox',
   everyMs: 30_000,
   async run(handle, services) {
-    await deliverOutbox(handle, services);
+    // A large batch is delivered in passes of bounded size; the next one follows at once.
+    if ((await deliverOutbox(handle, services)).more) services.notifyOutbox(handle.subdomain);
   },
 };

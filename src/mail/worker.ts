@@ -143,6 +143,8 @@ export interface DeliveryResult {
   failed: number;
   /** Not delivered because the recipient was deleted after the message was queued. */
   cancelled: number;
+  /** The pass stopped at its size limit with messages possibly still due: run another at once. */
+  more: boolean;
 }
 
 /**
@@ -152,12 +154,16 @@ export interface DeliveryResult {
  * (at-least-once with a window of one message; the stable Message-ID lets mail systems spot it).
  */
 export async function deliverOutbox(handle: WorkspaceHandle, services: AppServices, transport?: MailTransport): Promise<DeliveryResult> {
-  const result: DeliveryResult = { sent: 0, retried: 0, failed: 0, cancelled: 0 };
+  const result: DeliveryResult = { sent: 0, retried: 0, failed: 0, cancelled: 0, more: false };
   const db = handle.db;
   let own: MailTransport | null = null;
   const info = workspaceInfo(handle);
   try {
-    for (let i = 0; i < PER_PASS; i++) {
+    for (let i = 0; ; i++) {
+      if (i === PER_PASS) {
+        result.more = true;
+        break;
+      }
       const row = claimOne(db, services.clock());
       if (!row) break;
       if (cancelIfRecipientGone(db, row, services.clock())) {
