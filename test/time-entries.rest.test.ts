@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { outbox, projectUsers, timeEntries, timeEntryChecklistItems, timeEntryOverrides } from '../src/db/schema/index.ts';
+import { clients, outbox, projectUsers, timeEntries, timeEntryChecklistItems, timeEntryOverrides } from '../src/db/schema/index.ts';
 import {
   makeChecklistItem,
   makeClient,
@@ -262,6 +262,12 @@ describe.each([
     await expectError(bodyFor(base, { task_id: archivedTask.id }), 422, 'task_archived');
     const s = setup({ project: { status: 'archived' } });
     await expectError(bodyFor(s), 422, 'project_archived');
+  });
+
+  it('422 client_archived for an active project of an archived client', async () => {
+    const s = setup();
+    env.alpha.handle.db.update(clients).set({ status: 'archived' }).where(eq(clients.id, s.client.id)).run();
+    await expectError(bodyFor(s), 422, 'client_archived');
   });
 
   it('the user in email: unknown 422, inactive 403, not a project user 422', async () => {

@@ -37,12 +37,18 @@ export function createTimeEntry(handle: WorkspaceHandle, workspace: WorkspaceInf
   const st = handle.memo(timeEntryStatements);
   return handle.db.transaction(
     (tx) => {
-      if (!st.client.get({ id: input.client_id })) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
+      const client = st.client.get({ id: input.client_id });
+      if (!client) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
       const project = findProject(st, input.project_id);
       if (project.clientId !== input.client_id) {
         throw unprocessable('project_not_of_client', `The project ${project.id} does not belong to the client ${input.client_id}`);
       }
       const task = findTaskOfProject(st, input.task_id, project);
+      // An archived client takes no new work, like an archived project (invoices and new projects
+      // are refused for it too).
+      if (client.status !== 'active') {
+        throw unprocessable('client_archived', `The client "${client.name}" is archived; reactivate it to record time for it`);
+      }
       assertProjectActive(project);
       const projectUser = st.projectUser.get({ projectId: project.id, userId: user.id });
       if (!projectUser) throw unprocessable('not_a_project_user', `${user.email} is not a user of the project "${project.name}"`);

@@ -9,7 +9,7 @@ const p = sql.placeholder;
  * (`handle.memo(timeEntryStatements)`): creating an entry is these indexed lookups and one insert.
  */
 export const timeEntryStatements = (db: Database) => ({
-  client: db.select({ id: clients.id }).from(clients).where(eq(clients.id, p('id'))).prepare(),
+  client: db.select({ id: clients.id, name: clients.name, status: clients.status }).from(clients).where(eq(clients.id, p('id'))).prepare(),
   project: db
     .select({
       id: projects.id,
