@@ -467,6 +467,17 @@ describe('PATCH v1 /projects/{project_id} (endpoint 10)', () => {
     }
   });
 
+  it('refuses a status change (422 project.status: endpoint 12 does that); the current status is accepted', async () => {
+    const project = makeProject(env.alpha.handle.db, makeClient(env.alpha.handle.db).id);
+    const changed = await update(project.id, { status: 'archived' });
+    expect(changed.status).toBe(422);
+    expect(changed.body.details).toEqual([{ path: 'project.status', message: expect.stringContaining('update_status') }]);
+    expect((await update(project.id, { status: 'active', name: 'Same status' })).status).toBe(200);
+    const created = await create(hourly({ status: 'archived' }));
+    expect(created.status).toBe(422);
+    expect(created.body.details[0].path).toBe('project.status');
+  });
+
   it("moves a task's uninvoiced entries when it stops (or starts) being billable", async () => {
     const db = env.alpha.handle.db;
     const client = makeClient(db);

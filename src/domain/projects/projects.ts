@@ -38,6 +38,7 @@ export function createProject(handle: WorkspaceHandle, actor: ActingUser, fields
       throw unprocessable('client_archived', `The client ${client.name} is archived; reactivate it before adding projects`);
     }
     const problems = new Problems();
+    if (fields.status !== undefined && fields.status !== 'active') problems.add('project.status', 'a new project is active; status changes only through POST /projects/update_status (endpoint 12)');
     if (fields.currency !== undefined && fields.currency !== client.currency) {
       problems.add('project.currency', `must be the client's currency, ${client.currency} (invoices are issued in it)`);
     }
@@ -101,6 +102,7 @@ export function updateProject(handle: WorkspaceHandle, actor: ActingUser, projec
     if (fields.currency !== undefined && fields.currency !== current.currency) {
       problems.add('project.currency', `cannot change: the project's amounts are kept in ${current.currency}`);
     }
+    if (fields.status !== undefined && fields.status !== current.status) problems.add('project.status', 'changes only through POST /projects/update_status (endpoint 12)');
     if (fields.project_users_attributes !== undefined && fields.project_users_attributes.length > 0) {
       problems.add('project.project_users_attributes', 'is accepted on create only; add users with POST /projects/{project_id}/project_users');
     }

@@ -111,6 +111,8 @@ export const createProjectFields = z.object(
     ...projectSettings,
     tasks_attributes: z.array(taskCreate).max(500, 'at most 500 tasks').optional(),
     project_users_attributes: z.array(projectUserAttributes).max(500, 'at most 500 project users').optional(),
+    /** Accepted only to be refused clearly unless `active`: status changes through endpoint 12. */
+    status: z.unknown().optional(),
   },
   { message: 'is required (an object with the project fields)' },
 );
@@ -125,6 +127,8 @@ export const updateProjectFields = z.object(
     tasks_attributes: z.array(taskUpdate).max(500, 'at most 500 tasks').optional(),
     /** Accepted only to be refused clearly: project users are added through endpoints 4 and 5. */
     project_users_attributes: z.array(z.unknown()).optional(),
+    /** Accepted only to be refused clearly when it would change: status changes through endpoint 12. */
+    status: z.unknown().optional(),
   },
   { message: 'is required (an object with the fields to change)' },
 );
