@@ -66,7 +66,7 @@ describe.each(['/api/external/v2/team-members', '/api/external/v1/team_members']
     }
   });
 
-  it.each([undefined, '*/*', 'text/html', 'application/xml'])('406 when Accept is %s', async (accept) => {
+  it.each([undefined, '*/*', 'text/html', 'application/xml', 'application/json;q=0', 'application/*'])('406 when Accept is %s', async (accept) => {
     const res = await env.alpha.api.get(path, { headers: accept ? { accept } : {} });
     expect(res.status).toBe(406);
     expect(res.body.code).toBe('not_acceptable');

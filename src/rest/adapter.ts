@@ -14,11 +14,16 @@ const expressPath = (route: RestRoute) => `/${route.version}${route.path.replace
 const pathPattern = (route: RestRoute) =>
   new RegExp(`^/${route.version}${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}/?$`);
 
-/** `Accept` must list application/json itself (the spec requires it for endpoints 16-18). */
+/**
+ * `Accept` must list application/json itself (the spec requires it for endpoints 16-18), with a
+ * quality above zero (`q=0` means "not this").
+ */
 const acceptsJson = (req: Request) =>
-  (req.headers.accept ?? '')
-    .split(',')
-    .some((part) => part.split(';')[0]?.trim().toLowerCase() === 'application/json');
+  (req.headers.accept ?? '').split(',').some((part) => {
+    const [type, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return type === 'application/json' && (q === undefined || Number(q.slice(2)) > 0);
+  });
 
 function defaultInput({ params, query, body }: RestRequestParts): unknown {
   if (body === undefined) return { ...query, ...params };
