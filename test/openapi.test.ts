@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.ts';
 import { buildOpenApiDocument, serverUrl, type OpenApiDocument, type OpenApiOperation } from '../src/openapi/document.ts';
-import { SchemaConverter } from '../src/openapi/json-schema.ts';
+import { SchemaConverter, type JsonSchema } from '../src/openapi/json-schema.ts';
 import { restRoutes } from '../src/rest/routes/index.ts';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
@@ -152,6 +152,37 @@ describe('the generated OpenAPI document', () => {
     }
   });
 
+  it('states the formats of ids, dates, date-times and e-mail addresses in responses', () => {
+    const body = (path: string, method: 'get' | 'post' | 'patch' | 'put', status: string) =>
+      (doc.paths[path]?.[method] as OpenApiOperation).responses[status] as { content: { 'application/json': { schema: JsonSchema } } };
+    const props = (schema: JsonSchema) => schema.properties as Record<string, JsonSchema>;
+    for (const [path, status] of [['/v2/time-entries', '201'], ['/v1/time_entry', '200']] as const) {
+      const entry = props(body(path, 'post', status).content['application/json'].schema);
+      expect(entry.id).toMatchObject({ type: 'string', format: 'uuid' });
+      expect(entry.task_id).toMatchObject({ format: 'uuid' });
+      expect(entry.user_email).toMatchObject({ format: 'email' });
+      expect(entry.recorded_on).toMatchObject({ format: 'date' });
+      expect(entry.created_at).toMatchObject({ type: 'string', format: 'date-time' });
+    }
+    const invoice = props(props(body('/v2/clients/{client_id}/invoices', 'post', '201').content['application/json'].schema).invoice as JsonSchema);
+    expect(invoice.issue_date).toMatchObject({ format: 'date' });
+    expect(invoice.client_id).toMatchObject({ format: 'uuid' });
+    const client = props(body('/v1/clients/{client_id}', 'get', '200').content['application/json'].schema);
+    const recipient = props((client.recipients as JsonSchema).items as JsonSchema);
+    // A recipient made outside a request has no creator: the id is a UUID or null.
+    expect(recipient.creator_id).toEqual({ anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }] });
+    expect(recipient.email).toMatchObject({ format: 'email' });
+  });
+
+  it('documents the notice of each project write: project_updated for endpoint 10, project_created for 11', () => {
+    const notice = (path: string, method: 'post' | 'patch') => {
+      const response = (doc.paths[path]?.[method] as OpenApiOperation).responses['200'] as { content: { 'application/json': { schema: JsonSchema } } };
+      return (response.content['application/json'].schema.properties as Record<string, JsonSchema>).notice_code;
+    };
+    expect(notice('/v1/projects/{project_id}', 'patch')).toEqual({ type: 'string', const: 'project_updated' });
+    expect(notice('/v1/projects', 'post')).toEqual({ type: 'string', const: 'project_created' });
+  });
+
   it('documents 403 for operations with an acting user (email)', () => {
     const createRecipient = doc.paths['/v2/clients/{client_id}/recipients']?.post as OpenApiOperation;
     expect(createRecipient.responses['403']).toBeDefined();
@@ -209,7 +240,7 @@ describe('the contract check every REST test runs', () => {
     body: undefined,
     ...over,
   });
-  const member = { id: 'm1', email: 'a@b.test', first_name: 'A', last_name: 'B', time_zone: 'UTC', profile_image_url: '', active: true, organization_role: 'Owner' };
+  const member = { id: '3f1c9a52-7d4e-4b8a-9c21-5e6f7a8b9c0d', email: 'a@b.test', first_name: 'A', last_name: 'B', time_zone: 'UTC', profile_image_url: '', active: true, organization_role: 'Owner' };
   const page = { team_members: [member], pagination: { total_records: 1, total_pages: 1, current_page: 1, page_size: 1 } };
 
   it('accepts a conforming response', () => {
@@ -222,6 +253,13 @@ describe('the contract check every REST test runs', () => {
     expect(() => checker.check(exchange({ raw: json(bad), body: bad }))).toThrow(/listTeamMembersV2.*200.*team_members\/0\/active must be boolean/);
     const extra = { ...page, secret: 1 };
     expect(() => checker.check(exchange({ raw: json(extra), body: extra }))).toThrow(/must NOT have additional properties/);
+  });
+
+  it('rejects a value that breaks a documented format', () => {
+    const notUuid = { ...page, team_members: [{ ...member, id: 'm1' }] };
+    expect(() => checker.check(exchange({ raw: json(notUuid), body: notUuid }))).toThrow(/team_members\/0\/id must match format "uuid"/);
+    const notEmail = { ...page, team_members: [{ ...member, email: 'nobody' }] };
+    expect(() => checker.check(exchange({ raw: json(notEmail), body: notEmail }))).toThrow(/team_members\/0\/email must match format "email"/);
   });
 
   it('rejects a status the document does not list', () => {
@@ -247,7 +285,7 @@ describe('the contract check every REST test runs', () => {
   });
 
   it('rejects an accepted request body that the document does not describe', () => {
-    const path = '/api/external/v1/team_members/m1';
+    const path = `/api/external/v1/team_members/${member.id}`;
     const ok = { team_member: member };
     expect(() => checker.check(exchange({ method: 'PATCH', path, requestBody: json({ first_name: 'A' }), raw: json(ok), body: ok }))).not.toThrow();
     expect(() => checker.check(exchange({ method: 'PATCH', path, requestBody: json({ active: 'yes' }), raw: json(ok), body: ok }))).toThrow(

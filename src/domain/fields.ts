@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import './messages.ts';
 
 /**
  * Field schemas shared by every resource, so each rule is written once and both doors (REST and
@@ -6,6 +7,20 @@ import { z } from 'zod';
  */
 
 export const uuid = z.uuid({ message: 'must be a UUID' });
+
+/*
+ * Response fields, for the OpenAPI document only: they state the format a value always has (so
+ * generated clients and the contract tests know it) without checking it again at run time, where a
+ * stored value that somehow differed would turn a good request into a 500.
+ */
+/** An id the application generated: a UUID v4. */
+export const idOut = z.string().meta({ format: 'uuid' });
+/** A stored ISO 8601 UTC date-time with milliseconds, e.g. `2026-03-01T09:30:00.000Z`. */
+export const dateTimeOut = z.string().meta({ format: 'date-time' });
+/** A calendar day as `YYYY-MM-DD`. */
+export const dateOut = z.string().meta({ format: 'date' });
+/** An address that was checked by `email` when it was stored. */
+export const emailOut = z.string().meta({ format: 'email' });
 
 /** Trims, checks and lower-cases the domain part (the local part is kept as given). */
 export function normalizeEmail(value: string): string {

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { currency, dateTime, nonEmptyText } from '../fields.ts';
+import { currency, dateTime, dateTimeOut, idOut, nonEmptyText } from '../fields.ts';
 import { recipientRecord } from '../recipients/schemas.ts';
 
 export const clientStatus = z.enum(['active', 'archived'], { message: 'must be "active" or "archived"' });
 
 /** The spec's Client record (read), plus `address`: the stored full address. */
 export const clientRecord = z.object({
-  id: z.string(),
-  organization_id: z.string(),
+  id: idOut,
+  organization_id: idOut,
   name: z.string(),
   identifier: z.string(),
   internal_notes: z.string(),
@@ -20,8 +20,8 @@ export const clientRecord = z.object({
   default_invoice_due_in_days: z.number().int(),
   include_hours_by_person_in_invoice: z.boolean(),
   address: z.string().describe('The stored full address (`address_attributes.full_address` of the update); "" when none'),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
 });
 export type ClientRecord = z.infer<typeof clientRecord>;
 
@@ -89,7 +89,7 @@ export const updateInput = z.object({
   client_id: z.string(),
   client: clientChanges,
 });
-export const updateOutput = z.object({ notice_code: z.literal('client_updated'), client_id: z.string() });
+export const updateOutput = z.object({ notice_code: z.literal('client_updated'), client_id: idOut });
 
 export const MAX_BULK_IDS = 1000;
 export const updateStatusInput = z.object({

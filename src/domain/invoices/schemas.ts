@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invoiceStatuses, outboxStatuses } from '../../db/schema/index.ts';
-import { dateTime, flexibleDate, nonEmptyText, uuid } from '../fields.ts';
+import { dateOut, dateTime, dateTimeOut, flexibleDate, idOut, nonEmptyText, uuid } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 
 /** `'true'`/`'false'` as the spec sends them; a JSON boolean is accepted too. */
@@ -134,17 +134,17 @@ export type CreateInput = z.output<typeof createInput>;
 
 /** The spec's invoice object, exactly. */
 export const invoiceRecord = z.object({
-  id: z.string(),
+  id: idOut,
   number: z.string(),
   total: z.number(),
   status: z.enum(invoiceStatuses),
-  issue_date: z.string(),
-  due_date: z.string(),
+  issue_date: dateOut,
+  due_date: dateOut,
   notes: z.string(),
-  client_id: z.string(),
-  organization_id: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  client_id: idOut,
+  organization_id: idOut,
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
 });
 export type InvoiceRecord = z.infer<typeof invoiceRecord>;
 
@@ -156,20 +156,20 @@ export const invoiceSummary = invoiceRecord.extend({
   subtotal: z.number(),
   tax_total: z.number(),
   public_url: z.string(),
-  sent_at: z.string().nullable(),
-  paid_at: z.string().nullable(),
-  voided_at: z.string().nullable(),
+  sent_at: dateTimeOut.nullable(),
+  paid_at: dateTimeOut.nullable(),
+  voided_at: dateTimeOut.nullable(),
 });
 export type InvoiceSummary = z.infer<typeof invoiceSummary>;
 
 export const lineRecord = z.object({
-  id: z.string(),
+  id: idOut,
   kind: z.enum(['time_entry', 'service']),
   position: z.number().int(),
-  time_entry_id: z.string().nullable(),
-  project_id: z.string().nullable(),
-  task_id: z.string().nullable(),
-  user_id: z.string().nullable(),
+  time_entry_id: idOut.nullable(),
+  project_id: idOut.nullable(),
+  task_id: idOut.nullable(),
+  user_id: idOut.nullable(),
   notes: z.string(),
   hours: z.number().nullable(),
   hourly_rate: z.number().nullable(),
@@ -202,8 +202,8 @@ export const invoiceDetail = invoiceSummary.extend({
   display_note: z.boolean(),
   display_project_name: z.boolean(),
   send_email: z.boolean(),
-  project_ids: z.array(z.string()),
-  recipient_ids: z.array(z.string()),
+  project_ids: z.array(idOut),
+  recipient_ids: z.array(idOut),
   lines: z.array(lineRecord),
   taxes: z.array(taxRecord),
 });
@@ -230,17 +230,17 @@ export const nextNumberOutput = z.object({ number: z.string() });
 export const pdfOutput = z.object({ filename: z.string(), content_type: z.literal('application/pdf'), base64: z.string() });
 
 export const deliveryRecord = z.object({
-  id: z.string(),
+  id: idOut,
   kind: z.string(),
   to_address: z.string(),
   to_name: z.string().nullable(),
   subject: z.string(),
   status: z.enum(outboxStatuses),
   attempts: z.number().int(),
-  next_attempt_at: z.string(),
+  next_attempt_at: dateTimeOut,
   last_error: z.string().nullable(),
   message_id: z.string(),
-  sent_at: z.string().nullable(),
-  created_at: z.string(),
+  sent_at: dateTimeOut.nullable(),
+  created_at: dateTimeOut,
 });
 export const deliveriesOutput = z.object({ items: z.array(deliveryRecord) });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { approvalTypes, billingMethods, projectUserRoles, weekDays } from '../../db/schema/projects.ts';
-import { currency, dateTime, email, nonEmptyText } from '../fields.ts';
+import { currency, dateTime, dateTimeOut, email, emailOut, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 
 /**
@@ -186,10 +186,10 @@ export const listTasksInput = z.object({
 
 const flagText = z.enum(['true', 'false']);
 
-export const checklistItemRecord = z.object({ id: z.string(), description: z.string() });
+export const checklistItemRecord = z.object({ id: idOut, description: z.string() });
 
 export const taskRecord = z.object({
-  id: z.string(),
+  id: idOut,
   name: z.string(),
   billable: z.boolean(),
   hourly_rate: z.number(),
@@ -200,22 +200,22 @@ export type TaskRecord = z.infer<typeof taskRecord>;
 
 /** The spec's project object, plus `tasks` (DESIGN.md §5). */
 export const projectRecord = z.object({
-  id: z.string(),
-  client_id: z.string(),
+  id: idOut,
+  client_id: idOut,
   name: z.string(),
   identifier: z.string(),
   billing_method: z.enum(billingMethods),
   /** Decimal text with the currency's decimals (`"1500.00"`), null unless the project is fixed-price. */
   flat_amount: z.string().nullable(),
   status: z.enum(['active', 'archived']),
-  last_invoice_id: z.string().nullable(),
+  last_invoice_id: idOut.nullable(),
   internal_notes: z.string(),
   currency: z.string(),
-  reply_to: z.string().nullable(),
+  reply_to: emailOut.nullable(),
   timesheet_approval_email_notification_day: z.enum(weekDays).nullable(),
   timesheet_approval_email_notification_time: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
   hourly_rate: z.number(),
   time_round_upto: z.number().int(),
   autolock_enabled: z.boolean(),
@@ -227,12 +227,12 @@ export const projectRecord = z.object({
 export type ProjectRecord = z.infer<typeof projectRecord>;
 
 export const projectUserRecord = z.object({
-  id: z.string(),
-  user_id: z.string(),
+  id: idOut,
+  user_id: idOut,
   role: z.enum(projectUserRoles),
   hourly_rate: z.number(),
   name: z.string(),
-  email: z.string(),
+  email: emailOut,
   time_zone: z.string(),
 });
 export type ProjectUserRecord = z.infer<typeof projectUserRecord>;
@@ -240,7 +240,9 @@ export type ProjectUserRecord = z.infer<typeof projectUserRecord>;
 export const projectUserDetail = projectUserRecord.extend({ approval_type: z.enum(approvalTypes), active: z.boolean() });
 export type ProjectUserDetail = z.infer<typeof projectUserDetail>;
 
-export const projectWriteOutput = z.object({ notice_code: z.enum(['project_created', 'project_updated']), project: projectRecord });
+/** Endpoints 11 and 10: one shape each, so the document states the one notice each answers with. */
+export const createProjectOutput = z.object({ notice_code: z.literal('project_created'), project: projectRecord });
+export const updateProjectOutput = z.object({ notice_code: z.literal('project_updated'), project: projectRecord });
 export const updateStatusOutput = z.object({ custom_message: z.string() });
 export const addProjectUserOutput = z.object({ notice_code: z.literal('project_user_added'), project_user: projectUserRecord });
 export const listProjectUsersOutput = z.object({ project_users: z.array(projectUserRecord) });

@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { dateTime, email, nonEmptyText } from '../fields.ts';
+import { dateTime, dateTimeOut, email, emailOut, idOut, nonEmptyText } from '../fields.ts';
 
 /** The spec's Recipient record. `creator_id` is null only for recipients made outside a request. */
 export const recipientRecord = z.object({
-  id: z.string(),
-  creator_id: z.string().nullable(),
-  client_id: z.string(),
+  id: idOut,
+  creator_id: idOut.nullable(),
+  client_id: idOut,
   name: z.string(),
-  email: z.string(),
+  email: emailOut,
   deleted: z.boolean(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
 });
 export type RecipientRecord = z.infer<typeof recipientRecord>;
 

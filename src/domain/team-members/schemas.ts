@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { dateTime, email, nonEmptyText, timeZone } from '../fields.ts';
+import { dateTime, email, emailOut, idOut, nonEmptyText, timeZone } from '../fields.ts';
 
 export const teamMemberRecord = z.object({
-  id: z.string(),
-  email: z.string(),
+  id: idOut,
+  email: emailOut,
   first_name: z.string(),
   last_name: z.string(),
   time_zone: z.string(),
@@ -23,8 +23,9 @@ export const paginationRecord = z.object({
 
 /** Page numbers as the REST query gives them (strings) and as tRPC gives them (numbers). */
 const pageInt = (name: string) =>
-  z.union([z.number(), z.string().trim().regex(/^\d+$/, `${name} must be a whole number`).transform(Number)]).pipe(
-    z.number().int(`${name} must be a whole number`),
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : v),
+    z.number({ message: `${name} must be a whole number` }).int(`${name} must be a whole number`),
   );
 
 export const listPageInput = z.object({

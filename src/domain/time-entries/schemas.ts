@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timeEntryStatuses } from '../../db/schema/index.ts';
-import { dateTime, flexibleDate } from '../fields.ts';
+import { dateOut, dateTime, dateTimeOut, emailOut, flexibleDate, idOut } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 import { parseHours } from '../time/hours.ts';
 
@@ -69,30 +69,30 @@ const statusField = z.enum(timeEntryStatuses);
 /** The spec's time entry response, the same for v1 and v2. */
 export const createOutput = z.object({
   notice_code: z.literal('time_entry_created'),
-  organization_id: z.string(),
+  organization_id: idOut,
   subdomain: z.string(),
-  id: z.string(),
+  id: idOut,
   hours: z.number().meta({ description: "The duration after the project's rounding, in hours (4 decimals)" }),
   notes: z.string(),
-  task_id: z.string(),
-  user_id: z.string(),
-  user_email: z.string(),
-  recorded_on: z.string(),
+  task_id: idOut,
+  user_id: idOut,
+  user_email: emailOut,
+  recorded_on: dateOut,
   status: statusField,
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
 });
 export type CreateOutput = z.output<typeof createOutput>;
 
 /** The full entry, for TypeScript clients. */
 export const timeEntryRecord = z.object({
-  id: z.string(),
-  client_id: z.string(),
-  project_id: z.string(),
-  task_id: z.string(),
-  user_id: z.string(),
-  user_email: z.string(),
-  recorded_on: z.string(),
+  id: idOut,
+  client_id: idOut,
+  project_id: idOut,
+  task_id: idOut,
+  user_id: idOut,
+  user_email: emailOut,
+  recorded_on: dateOut,
   /** The rounded duration in hours (4 decimals); `seconds` is exact. */
   hours: z.number(),
   seconds: z.number().int(),
@@ -100,12 +100,12 @@ export const timeEntryRecord = z.object({
   entered_seconds: z.number().int(),
   notes: z.string(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
-  checklist_items: z.array(z.object({ id: z.string(), is_completed: z.boolean() })),
+  checklist_items: z.array(z.object({ id: idOut, is_completed: z.boolean() })),
   status: statusField,
   is_override: z.boolean(),
-  invoice_id: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  invoice_id: idOut.nullable(),
+  created_at: dateTimeOut,
+  updated_at: dateTimeOut,
 });
 export type TimeEntryRecord = z.output<typeof timeEntryRecord>;
 
@@ -138,7 +138,7 @@ export const updateOutput = z.object({ notice_code: z.literal('time_entry_update
 
 export const deleteInput = z.object({ time_entry_id: z.string(), is_override: isOverrideField });
 export type DeleteInput = z.output<typeof deleteInput>;
-export const deleteOutput = z.object({ notice_code: z.literal('time_entry_deleted'), time_entry_id: z.string() });
+export const deleteOutput = z.object({ notice_code: z.literal('time_entry_deleted'), time_entry_id: idOut });
 
 /** One id or a list, not both. */
 export const decisionInput = z
@@ -156,14 +156,15 @@ export const rejectOutput = z.object({ notice_code: z.literal('time_entries_reje
 
 export const overridesInput = z.object({ ...cursorInput, project_id: z.string().optional() });
 export const overrideRecord = z.object({
-  id: z.string(),
-  time_entry_id: z.string(),
-  project_id: z.string(),
-  recorded_on: z.string(),
+  id: idOut,
+  time_entry_id: idOut,
+  project_id: idOut,
+  recorded_on: dateOut,
   action: z.enum(['create', 'update', 'delete']),
-  locked_since: z.string(),
-  actor_id: z.string(),
-  actor_email: z.string(),
-  created_at: z.string(),
+  /** The first locked day of the period the date falls in. */
+  locked_since: dateOut,
+  actor_id: idOut,
+  actor_email: emailOut,
+  created_at: dateTimeOut,
 });
 export const overridesOutput = z.object({ items: z.array(overrideRecord), next_cursor: z.string().nullable() });

@@ -4,13 +4,14 @@ import {
   addProjectUserInput,
   addProjectUserOutput,
   createProjectInput,
+  createProjectOutput,
   getProjectOutput,
   listProjectsInput,
   listProjectsOutput,
   listProjectUsersOutput,
   projectIdInput,
-  projectWriteOutput,
   updateProjectInput,
+  updateProjectOutput,
   updateStatusInput,
   updateStatusOutput,
 } from '../../domain/projects/schemas.ts';
@@ -21,7 +22,7 @@ export const projectsRouter = router({
   /** Endpoint 11. */
   create: actingUserProcedure
     .input(createProjectInput)
-    .output(projectWriteOutput)
+    .output(createProjectOutput)
     .mutation(({ ctx, input }) => ({
       notice_code: 'project_created' as const,
       project: createProject(ctx.handle, ctx.actor, input.project, ctx.clock()),
@@ -29,7 +30,7 @@ export const projectsRouter = router({
   /** Endpoint 10. */
   update: actingUserProcedure
     .input(updateProjectInput)
-    .output(projectWriteOutput)
+    .output(updateProjectOutput)
     .mutation(({ ctx, input }) => ({
       notice_code: 'project_updated' as const,
       project: updateProject(ctx.handle, ctx.actor, input.project_id, input.project, ctx.clock()),
