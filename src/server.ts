@@ -110,7 +110,13 @@ export interface RunningServer {
  * Listens, starts the background jobs, and returns a close that stops accepting, lets requests in
  * flight finish, stops the jobs and closes every workspace file cleanly.
  */
-export async function startServer(services: AppServices, opts: { port?: number; host?: string; jobs?: boolean } = {}): Promise<RunningServer> {
+/** How long requests in flight may take to finish once shutdown began. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export async function startServer(
+  services: AppServices,
+  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number } = {},
+): Promise<RunningServer> {
   const app = createApp(services);
   const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
   if (running) services.notifyOutbox = (subdomain) => running.kick('outbox', subdomain);
@@ -130,6 +136,9 @@ export async function startServer(services: AppServices, opts: { port?: number; 
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();
+          // Requests in flight get a grace period; a client that keeps its connection open past it
+          // (keep-alive, a stalled upload) is cut off so shutdown always ends.
+          setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();
         });
         await running?.stop();
         services.registry.closeAll();

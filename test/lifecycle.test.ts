@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { createServices, startServer } from '../src/server.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { provisionWorkspace } from '../src/workspaces/provision.ts';
 
@@ -62,5 +64,23 @@ describe('hourbook serve', () => {
     // Closed cleanly: the WAL was checkpointed into the main file.
     const wal = join(dataDir, 'life.sqlite-wal');
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+  });
+});
+
+describe('closing the server', () => {
+  it('cuts off a connection that stays open past the grace period, so shutdown always ends', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hourbook-grace-'));
+    const services = createServices(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }));
+    const running = await startServer(services, { port: 0, host: '127.0.0.1', jobs: false, shutdownGraceMs: 200 });
+    const port = Number(new URL(running.url).port);
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    // a request whose body never completes
+    socket.write('POST /api/external/v1/projects HTTP/1.1\r\nHost: x.localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    await new Promise((r) => setTimeout(r, 50));
+    await running.close();
+    await closed;
+    rmSync(dir, { recursive: true, force: true });
   });
 });
