@@ -143,7 +143,7 @@ async function expectMismatchThenCreate(
   currency: Currency,
   reference: bigint,
   deltas: { rejected: bigint; accepted: bigint },
-  beforeAfterRejection?: { check: () => void },
+  afterRejection?: { check: () => void },
 ) {
   const before = invoiceRowCount();
   const wrongTotal = shiftedTotal(reference, currency, deltas.rejected) ?? shiftedTotal(reference, currency, -deltas.rejected)!;
@@ -155,7 +155,7 @@ async function expectMismatchThenCreate(
   // A rejected request changes nothing.
   expect(invoiceRowsNumbered(wrongNumber)).toBe(0);
   expect(invoiceRowCount()).toBe(before);
-  beforeAfterRejection?.check();
+  afterRejection?.check();
 
   const sent = shiftedTotal(reference, currency, deltas.accepted) ?? shiftedTotal(reference, currency, 0n)!;
   const created = await env.alpha.caller.invoices.create({ ...input, number: nextNumber(), total: sent });
@@ -177,7 +177,8 @@ function expectTaxes(stored: { amount: number; selected: boolean; percentage: nu
 }
 
 beforeAll(async () => {
-  env = await startTestEnv();
+  // Hundreds of calls in a few seconds: the per-key rate limit is not what these properties test.
+  env = await startTestEnv({ env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
 });
 
 afterAll(async () => {
@@ -370,6 +371,73 @@ describe('invoice money: property tests against an exact BigInt reference', () =
         expect(db.select({ status: timeEntries.status }).from(timeEntries).where(eq(timeEntries.id, entry.id)).get()?.status).toBe('unbilled');
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it('amounts near the bounds are exact or refused with 422 amount_too_large, never rounded and never a 500', async () => {
+    const db = env.alpha.handle.db;
+    const clientOf = Object.fromEntries(CURRENCIES.map((c) => [c, makeClient(db, { currency: c }).id])) as Record<Currency, string>;
+    const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+    /** Integers spread over every magnitude from 1 to 10^maxExp. */
+    const magnitude = (maxExp: number) => fc.integer({ min: 0, max: maxExp }).chain((e) => fc.integer({ min: 1, max: 10 ** e }));
+    const roundTrips = (text: string) => canonical(String(Number(text))) === canonical(text);
+
+    const caseArb = fc.constantFrom(...CURRENCIES).chain((currency) =>
+      fc.record({
+        currency: fc.constant(currency),
+        lines: fc.array(
+          fc.record({
+            // Quantity ≤ 1e9 and unit_amount ≤ 1e12 are the documented bounds.
+            quantity: magnitude(12),
+            unit: magnitude(12 + DECIMALS[currency])
+              .filter((u) => BigInt(u) <= 10n ** 12n * pow10(DECIMALS[currency]))
+              .filter((u) => roundTrips(decText(BigInt(u), DECIMALS[currency]))),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+        taxes: taxesArb,
+      }),
+    );
+
+    await fc.assert(
+      fc.asyncProperty(caseArb, async ({ currency, lines, taxes }) => {
+        const dec = DECIMALS[currency];
+        const lineAmounts = lines.map((l) => halfUp(BigInt(l.quantity) * BigInt(l.unit), 1000n));
+        const subtotal = lineAmounts.reduce((a, b) => a + b, 0n);
+        const taxAmounts = referenceTaxes(subtotal, taxes);
+        const taxTotal = taxAmounts.reduce((a, b) => a + b, 0n);
+        const total = subtotal + taxTotal;
+        const overflows = [...lineAmounts, subtotal, taxTotal, total].some((a) => a > MAX_SAFE);
+        const maxTotalMinor = 10n ** 13n * pow10(dec);
+        // The nearest JSON number to the exact total is within the 0.01 tolerance at these magnitudes.
+        const sentTotal = Number(decText(total > maxTotalMinor ? maxTotalMinor : total, dec));
+        const number = nextNumber();
+        const attempt = env.alpha.caller.invoices.create({
+          email: env.alpha.ownerEmail,
+          client_id: clientOf[currency],
+          number,
+          total: sentTotal,
+          invoice_services: lines.map((l) => ({ quantity: num(decText(BigInt(l.quantity), 3)), unit_amount: num(decText(BigInt(l.unit), dec)) })),
+          tax_details: taxInputs(taxes),
+        });
+        if (overflows || total > maxTotalMinor) {
+          const err = await rejection(attempt);
+          expect(err.status).toBe(422);
+          if (overflows) expect(err.code, err.message).toBe('amount_too_large');
+          else {
+            expect(err.code, err.message).toBe('total_mismatch');
+            expect(err.extra?.computed_total).toBe(Number(decText(total, dec)));
+          }
+          expect(invoiceRowsNumbered(number)).toBe(0);
+          return;
+        }
+        const created = await attempt;
+        const row = db.select().from(invoices).where(eq(invoices.id, created.invoice.id)).get();
+        expect(row?.subtotalMinor).toBe(Number(subtotal));
+        expect(row?.taxMinor).toBe(Number(taxTotal));
+        expect(row?.totalMinor).toBe(Number(total));
+      }),
+      { numRuns: 60 },
     );
   });
 });
