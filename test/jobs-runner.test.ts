@@ -1,6 +1,10 @@
+import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startJobs, type Job } from '../src/jobs/runner.ts';
+import { runJobOnce, startJobs, type IdleMap, type Job } from '../src/jobs/runner.ts';
+import { enqueueMail } from '../src/mail/outbox.ts';
+import { LEASE_MS, nextDueAt } from '../src/mail/worker.ts';
+import { outbox } from '../src/db/schema/index.ts';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
 
 let env: TestEnv;
@@ -61,5 +65,44 @@ describe('startJobs', () => {
     } finally {
       await running.stop();
     }
+  });
+});
+
+describe('idle workspaces', () => {
+  it('a pass over every workspace skips those with nothing due yet; naming them runs them anyway', async () => {
+    const now = env.services.clock().getTime();
+    const visits: string[] = [];
+    const dueAt: Record<string, number> = { alpha: Number.POSITIVE_INFINITY, beta: now - 1, gamma: now + 60_000 };
+    const job: Job = {
+      name: 'idle-probe',
+      everyMs: 3_600_000,
+      run(handle) {
+        visits.push(handle.subdomain);
+        return dueAt[handle.subdomain];
+      },
+    };
+    const idle: IdleMap = new Map();
+    await runJobOnce(job, env.services, undefined, idle);
+    expect(visits.sort()).toEqual(['alpha', 'beta', 'gamma']);
+    visits.length = 0;
+    await runJobOnce(job, env.services, undefined, idle);
+    expect(visits).toEqual(['beta']); // alpha has nothing, gamma not yet
+    visits.length = 0;
+    await runJobOnce(job, env.services, ['alpha'], idle);
+    expect(visits).toEqual(['alpha']);
+  });
+
+  it('nextDueAt: nothing pending is never; else the earliest retry, or the end of a claim', () => {
+    const { db } = env.workspace('idle').handle;
+    expect(nextDueAt(db)).toBe(Number.POSITIVE_INFINITY);
+    const t = env.services.clock();
+    const id = db.transaction((tx) => enqueueMail(tx, { kind: 'approval_request', to: { address: 'pm@idle.test' }, subject: 'S', text: 'T' }, t));
+    expect(nextDueAt(db)).toBe(t.getTime());
+    db.update(outbox).set({ nextAttemptAt: new Date(t.getTime() + 120_000).toISOString() }).where(eq(outbox.id, id)).run();
+    expect(nextDueAt(db)).toBe(t.getTime() + 120_000);
+    db.update(outbox).set({ claimedAt: t.toISOString() }).where(eq(outbox.id, id)).run();
+    expect(nextDueAt(db)).toBe(t.getTime() + LEASE_MS);
+    db.update(outbox).set({ status: 'sent' }).where(eq(outbox.id, id)).run();
+    expect(nextDueAt(db)).toBe(Number.POSITIVE_INFINITY);
   });
 });

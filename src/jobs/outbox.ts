@@ -1,9 +1,10 @@
-import { deliverOutbox } from '../mail/worker.ts';
+import { deliverOutbox, nextDueAt } from '../mail/worker.ts';
 import type { Job } from './runner.ts';
 
 /**
- * Delivers queued e-mail. Named 'outbox': the server wakes it (`kick('outbox')`) right after a
- * commit that queued mail; the timer only picks up retries whose backoff has passed.
+ * Delivers queued e-mail. Named 'outbox': the server wakes it for a workspace (`kick('outbox',
+ * subdomain)`) right after a commit that queued mail; the timer picks up retries whose backoff has
+ * passed, and skips workspaces with nothing due.
  */
 export const outboxJob: Job = {
   name: 'outbox',
@@ -11,5 +12,6 @@ export const outboxJob: Job = {
   async run(handle, services) {
     // A large batch is delivered in passes of bounded size; the next one follows at once.
     if ((await deliverOutbox(handle, services)).more) services.notifyOutbox(handle.subdomain);
+    return nextDueAt(handle.db);
   },
 };

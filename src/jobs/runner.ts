@@ -6,18 +6,32 @@ import type { WorkspaceHandle } from '../workspaces/handle.ts';
 export interface Job {
   name: string;
   everyMs: number;
-  /** One pass for one workspace. Must not throw for one workspace's bad data; errors are logged. */
-  run(handle: WorkspaceHandle, services: AppServices): Promise<void> | void;
+  /**
+   * One pass for one workspace; errors are logged, never stop the pass over the others. It may
+   * return when the workspace next has work (ms on the service clock; Infinity for none): timer
+   * passes leave it closed until then. Kicks always run.
+   */
+  run(handle: WorkspaceHandle, services: AppServices): Promise<number | void> | number | void;
 }
 
-/** Runs one pass of a job over every workspace on disk (or only the given ones), one after another. */
-export async function runJobOnce(job: Job, services: AppServices, only?: Iterable<string>): Promise<void> {
+/** Per job: workspaces with no work before the given time (ms on the service clock). */
+export type IdleMap = Map<string, number>;
+
+/**
+ * Runs one pass of a job over every workspace on disk (or only the given ones), one after another.
+ * With `idle`, a pass over every workspace skips those that said they have nothing due yet.
+ */
+export async function runJobOnce(job: Job, services: AppServices, only?: Iterable<string>, idle?: IdleMap): Promise<void> {
   for (const subdomain of only ?? services.registry.list()) {
+    if (!only && (idle?.get(subdomain) ?? 0) > services.clock().getTime()) continue;
     const handle = services.registry.get(subdomain);
     if (!handle) continue;
     try {
-      await services.registry.using(handle, () => job.run(handle, services));
+      const nextDue = await services.registry.using(handle, () => job.run(handle, services));
+      if (typeof nextDue === 'number') idle?.set(subdomain, nextDue);
+      else idle?.delete(subdomain);
     } catch (err) {
+      idle?.delete(subdomain);
       services.logger.error({ err, job: job.name, workspace: subdomain }, 'job failed');
     }
   }
@@ -31,6 +45,7 @@ interface JobState {
   fullPending: boolean;
   /** Workspaces kicked since the last pass began. */
   kicked: Set<string>;
+  idle: IdleMap;
 }
 
 /**
@@ -41,7 +56,7 @@ interface JobState {
  */
 export function startJobs(jobs: Job[], services: AppServices, logger: Logger): { stop: () => Promise<void>; kick: (name: string, subdomain: string) => void } {
   let stopped = false;
-  const state: JobState[] = jobs.map((job) => ({ job, running: null, timer: null, fullPending: true, kicked: new Set() }));
+  const state: JobState[] = jobs.map((job) => ({ job, running: null, timer: null, fullPending: true, kicked: new Set(), idle: new Map() }));
 
   const drain = (s: JobState) => {
     if (stopped || s.running) return;
@@ -50,7 +65,7 @@ export function startJobs(jobs: Job[], services: AppServices, logger: Logger): {
     const only = full ? undefined : s.kicked;
     s.fullPending = false;
     s.kicked = new Set();
-    s.running = runJobOnce(s.job, services, only)
+    s.running = runJobOnce(s.job, services, only, s.idle)
       .catch((err: unknown) => logger.error({ err, job: s.job.name }, 'job pass failed'))
       .finally(() => {
         s.running = null;
@@ -72,6 +87,7 @@ export function startJobs(jobs: Job[], services: AppServices, logger: Logger): {
       const s = state.find((x) => x.job.name === name);
       if (!s || stopped) return;
       s.kicked.add(subdomain);
+      s.idle.delete(subdomain);
       drain(s);
     },
     async stop() {

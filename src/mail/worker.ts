@@ -56,6 +56,23 @@ function claimOne(db: Database, now: Date): OutboxRow | null {
 }
 
 /**
+ * When this workspace next has a message to deliver (ms on the service clock): the earliest retry
+ * of a pending message, or the end of a claim's lease. Infinity when nothing is pending, so the
+ * worker's timer can leave the workspace alone until new mail wakes it.
+ */
+export function nextDueAt(db: Database): number {
+  const row = db
+    .select({
+      due: sql<string | null>`min(case when ${outbox.claimedAt} is null then ${outbox.nextAttemptAt}
+        else max(${outbox.nextAttemptAt}, strftime('%Y-%m-%dT%H:%M:%fZ', ${outbox.claimedAt}, ${`+${LEASE_MS / 1000} seconds`})) end)`,
+    })
+    .from(outbox)
+    .where(eq(outbox.status, 'pending'))
+    .get();
+  return row?.due ? Date.parse(row.due) : Number.POSITIVE_INFINITY;
+}
+
+/**
  * Once none of an invoice's messages is still open (pending, or failed for a reason other than a
  * cancellation), a `sending` invoice becomes `sent` — or `draft` again when every client message
  * was cancelled, since then the client never received it.
