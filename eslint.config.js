@@ -27,6 +27,44 @@ export default tseslint.config(
       ],
     },
   },
+  // The layers point one way: doors (rest/, trpc/, public/, cli/) and jobs call the domain; the
+  // domain never reaches back up, so a wrong arrow fails `npm test` (docs/architecture.md).
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/trpc/**', '**/rest/**', '**/public/**', '**/cli/**', '**/jobs/**', '**/demo/**'], message: 'the domain must not import a door, a job or the demo' },
+            { group: ['**/mail/worker*', '**/server*', '**/services*', '**/main*'], message: 'the domain must not import process-wide services or the mail worker' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/workspaces/**/*.ts', 'src/db/**/*.ts', 'src/pdf/**/*.ts', 'src/mail/outbox.ts', 'src/mail/transport.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/trpc/**', '**/rest/**', '**/public/**', '**/cli/**', '**/jobs/**', '**/demo/**', '**/server*', '**/mail/worker*'], message: 'a lower layer must not import a door or a job' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/workspaces/**/*.ts', 'src/db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/domain/**', '**/trpc/**', '**/rest/**', '**/jobs/**', '**/mail/**', '**/server*', '**/services*'], message: 'files and tables know nothing of the domain above them' }] },
+      ],
+    },
+  },
   {
     files: ['bin/**/*.js', 'eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,

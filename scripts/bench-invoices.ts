@@ -13,10 +13,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
-import { createServices } from '../src/server.ts';
-import { callContext } from '../src/trpc/context.ts';
+import { createServices } from '../src/services.ts';
 import { createCaller } from '../src/trpc/router.ts';
-import { provisionWorkspace } from '../src/workspaces/provision.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 
 const SIZES = [100, 1000, 5000];
 const ROUNDS = 5;
@@ -60,7 +59,7 @@ export async function run(): Promise<InvoiceBenchFigure[]> {
         return { id, seconds };
       }),
     );
-    const caller = createCaller(callContext(services, { requestId: 'bench', subdomain: 'bench', apiKey: ws.apiKey }));
+    const caller = createCaller({ services, requestId: 'bench', subdomain: 'bench', apiKey: ws.apiKey });
 
     let invoiceNo = 0;
     const figures: InvoiceBenchFigure[] = [];

@@ -20,9 +20,10 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
 import { addDays } from '../src/domain/time/calendar.ts';
-import { createServices, startServer } from '../src/server.ts';
+import { createServices } from '../src/services.ts';
+import { startServer } from '../src/server.ts';
 import { WorkspaceHandle } from '../src/workspaces/handle.ts';
-import { provisionWorkspace } from '../src/workspaces/provision.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 
 const USERS = 50;
 /** Only the durability setting is taken from the environment; it dominates the figures. */

@@ -3,13 +3,9 @@ import type { Server } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { Logger } from 'pino';
-import { systemClock, type Clock } from './clock.ts';
-import type { Config } from './config.ts';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
-import { createLogger } from './logger.ts';
 import { publicInvoiceRouter } from './public/invoice-page.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
@@ -17,25 +13,13 @@ import { REST_PREFIX, restRouter } from './rest/adapter.ts';
 import { MAX_BODY_BYTES } from './rest/body.ts';
 import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
-import { contextFor, hostOf, type AppServices } from './trpc/context.ts';
+import type { AppServices } from './services.ts';
+import { contextFor, hostOf } from './trpc/context.ts';
 import { toAppError } from './trpc/errors.ts';
 import { appRouter } from './trpc/router.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
-import { RateLimiter } from './workspaces/rate-limit.ts';
-import { WorkspaceRegistry } from './workspaces/registry.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
-
-export function createServices(config: Config, opts: { clock?: Clock; logger?: Logger } = {}): AppServices {
-  return {
-    config,
-    registry: new WorkspaceRegistry({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous }),
-    clock: opts.clock ?? systemClock,
-    logger: opts.logger ?? createLogger(config.logLevel),
-    rateLimiter: new RateLimiter(config.rateLimitPerMinute),
-    notifyOutbox: () => {},
-  };
-}
 
 /** One line per request: method, path, status, ms, workspace, request id. Never headers or bodies. */
 function requestLog(services: AppServices) {
@@ -119,7 +103,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const app = createApp(services);
   const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
-  if (running) services.notifyOutbox = (subdomain) => running.kick('outbox', subdomain);
+  if (running) services.wake = (job, subdomain) => running.kick(job, subdomain);
   const port = opts.port ?? services.config.port;
   const host = opts.host ?? services.config.host;
   const server = await new Promise<Server>((resolveListen, reject) => {

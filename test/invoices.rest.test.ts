@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.ts';
 import { clients, invoiceLines, invoices, outbox, projects, timeEntries } from '../src/db/schema/index.ts';
-import { provisionWorkspace } from '../src/workspaces/provision.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 import { apiFor } from './helpers/http.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';

@@ -5,7 +5,7 @@ import { runJobOnce, startJobs, type IdleMap, type Job } from '../src/jobs/runne
 import { enqueueMail } from '../src/mail/outbox.ts';
 import { LEASE_MS, nextDueAt } from '../src/mail/worker.ts';
 import { outbox } from '../src/db/schema/index.ts';
-import { startTestEnv, type TestEnv } from './helpers/env.ts';
+import { scopeOf, startTestEnv, type TestEnv } from './helpers/env.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -96,7 +96,8 @@ describe('idle workspaces', () => {
     const { db } = env.workspace('idle').handle;
     expect(nextDueAt(db)).toBe(Number.POSITIVE_INFINITY);
     const t = env.services.clock();
-    const id = db.transaction((tx) => enqueueMail(tx, { kind: 'approval_request', to: { address: 'pm@idle.test' }, subject: 'S', text: 'T' }, t));
+    const scope = scopeOf(env.services, env.workspace('idle2').handle, t);
+    const id = db.transaction((tx) => enqueueMail(scope, tx, { kind: 'approval_request', to: { address: 'pm@idle.test' }, subject: 'S', text: 'T' }));
     expect(nextDueAt(db)).toBe(t.getTime());
     db.update(outbox).set({ nextAttemptAt: new Date(t.getTime() + 120_000).toISOString() }).where(eq(outbox.id, id)).run();
     expect(nextDueAt(db)).toBe(t.getTime() + 120_000);

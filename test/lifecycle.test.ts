@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { createServices, startServer } from '../src/server.ts';
+import { createServices } from '../src/services.ts';
+import { startServer } from '../src/server.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
-import { provisionWorkspace } from '../src/workspaces/provision.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 
 const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-life-'));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueMail } from '../src/mail/outbox.ts';
 import { deliverOutbox } from '../src/mail/worker.ts';
-import { startTestEnv, type TestEnv } from './helpers/env.ts';
+import { scopeOf, startTestEnv, type TestEnv } from './helpers/env.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -14,9 +14,10 @@ afterAll(() => env.close());
 describe('outbox passes', () => {
   it('deliver a large batch in bounded passes and say when another is due at once', async () => {
     const { handle } = env.alpha;
-    handle.db.transaction((tx) => {
+    const scope = scopeOf(env.services, handle);
+    scope.write((tx) => {
       for (let i = 0; i < 205; i++) {
-        enqueueMail(tx, { kind: 'approval_request', to: { address: `pm${i}@alpha.test` }, subject: `S${i}`, text: 'T' }, env.services.clock());
+        enqueueMail(scope, tx, { kind: 'approval_request', to: { address: `pm${i}@alpha.test` }, subject: `S${i}`, text: 'T' });
       }
     });
     const first = await deliverOutbox(handle, env.services);

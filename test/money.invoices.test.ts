@@ -16,7 +16,7 @@ import {
   toScaledInteger,
   withinTolerance,
 } from '../src/domain/money.ts';
-import { incrementNumber } from '../src/domain/invoices/read.ts';
+import { incrementNumber } from '../src/domain/invoices/next-number.ts';
 import { reminderDateFor } from '../src/domain/invoices/reminders.ts';
 
 describe('line amounts: hours × rate, rounded half-up once per line', () => {

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projects } from '../src/db/schema/index.ts';
 import { seedProjects } from '../src/demo/projects.ts';
 import { seedTeamAndClients } from '../src/demo/team-and-clients.ts';
-import { startTestEnv, type TestEnv } from './helpers/env.ts';
+import { asOwner } from '../src/demo/owner.ts';
+import { scopeOf, startTestEnv, type TestEnv } from './helpers/env.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -15,9 +16,9 @@ describe('demo projects', () => {
   it('creates one project per billing style through the domain, once', async () => {
     const ws = env.workspace('demoprojects');
     const now = new Date('2026-11-18T10:00:00.000Z');
-    seedTeamAndClients(ws.handle, now);
-    seedProjects(ws.handle, now);
-    seedProjects(ws.handle, now);
+    seedTeamAndClients(scopeOf(env.services, ws.handle, now));
+    seedProjects(asOwner(scopeOf(env.services, ws.handle, now))!);
+    seedProjects(asOwner(scopeOf(env.services, ws.handle, now))!);
     expect(ws.handle.db.select({ n: count() }).from(projects).get()?.n).toBe(3);
 
     const { items } = await ws.caller.projects.list({});

@@ -4,7 +4,8 @@ import { clients, recipients } from '../src/db/schema/index.ts';
 import { seedRecipients } from '../src/demo/recipients.ts';
 import { seedTeamAndClients } from '../src/demo/team-and-clients.ts';
 import { makeClient, makeMember, makeRecipient } from './helpers/factories.ts';
-import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
+import { asOwner } from '../src/demo/owner.ts';
+import { scopeOf, startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 
 let env: TestEnv;
 const clock = testClock('2026-11-18T10:00:00.000Z');
@@ -104,15 +105,15 @@ describe('demo recipients', () => {
     const ws = env.workspace('demo');
     const db = ws.handle.db;
     const now = clock();
-    seedTeamAndClients(ws.handle, now);
-    seedRecipients(ws.handle, now);
+    seedTeamAndClients(scopeOf(env.services, ws.handle, now));
+    seedRecipients(asOwner(scopeOf(env.services, ws.handle, now))!);
     const all = db.select().from(recipients).all();
     const perClient = db.select({ id: clients.id }).from(clients).all().map((c) => all.filter((r) => r.clientId === c.id).length);
     expect(perClient.length).toBeGreaterThan(0);
     for (const n of perClient) expect([1, 2]).toContain(n);
     expect(new Set(all.map((r) => r.creatorId))).toEqual(new Set([ws.ownerId]));
 
-    seedRecipients(ws.handle, now);
+    seedRecipients(asOwner(scopeOf(env.services, ws.handle, now))!);
     expect(db.select({ n: count() }).from(recipients).get()!.n).toBe(all.length);
   });
 
@@ -122,14 +123,14 @@ describe('demo recipients', () => {
     const client = makeClient(db);
     makeRecipient(db, client.id);
     makeClient(db);
-    seedRecipients(ws.handle, clock());
+    seedRecipients(asOwner(scopeOf(env.services, ws.handle, clock()))!);
     expect(db.select({ n: count() }).from(recipients).get()!.n).toBe(1);
   });
 
   it('gives a client without a prepared list a billing address', () => {
     const ws = env.workspace('demo3');
     const client = makeClient(ws.handle.db, { name: 'Someone Else', identifier: 'SOME' });
-    seedRecipients(ws.handle, clock());
+    seedRecipients(asOwner(scopeOf(env.services, ws.handle, clock()))!);
     const rows = ws.handle.db.select().from(recipients).where(eq(recipients.clientId, client.id)).all();
     expect(rows.map((r) => r.email)).toEqual(['billing@some.example']);
   });

@@ -7,7 +7,7 @@ import { jobs } from '../src/jobs/index.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { makeMember, makeProjectSetup, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
-import { callerFor, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { callerFor, scopeOf, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 
 let env: TestEnv;
 const clock = testClock('2026-11-18T10:00:00.000Z');
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const services = () => ({ ...env.services, notifyOutbox: () => void kicks++ });
+const services = () => ({ ...env.services, wake: () => void kicks++ });
 const runJob = () => runJobOnce(approvalDigestJob, services());
 const mails = (kind: string) => ws.handle.db.select().from(outbox).where(eq(outbox.kind, kind)).all();
 
@@ -103,7 +103,7 @@ describe('weekly approval digest', () => {
     await runJob();
     const reopened = new WorkspaceRegistry({ dataDir: env.dataDir, synchronous: 'NORMAL' });
     const handle = reopened.get('digest');
-    expect(handle && queueDueDigests(handle, clock())).toBe(0);
+    expect(handle && queueDueDigests(scopeOf(env.services, handle, clock()))).toBe(0);
     handle?.close();
     expect(mails('approval_digest')).toHaveLength(2);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { subdomainFromHost } from '../src/workspaces/host.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
-import { provisionWorkspace } from '../src/workspaces/provision.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { createApiKey, revokeApiKey, verifyApiKey } from '../src/workspaces/keys.ts';
 import { apiKeys } from '../src/db/schema/index.ts';
 

@@ -2,19 +2,19 @@ import { z } from 'zod';
 import { loadConfig } from '../config.ts';
 import { sampleTimeEntry } from '../demo/examples.ts';
 import { seedDemo } from '../demo/seed.ts';
-import { createClient, toClientRecord } from '../domain/clients/clients.ts';
-import { createClientInput } from '../domain/clients/schemas.ts';
+import { createClient } from '../domain/clients/create.ts';
+import { createInput as clientInput } from '../domain/clients/schemas.ts';
 import { email, isCalendarDate, nonEmptyText, timeZone } from '../domain/fields.ts';
 import { addRole } from '../domain/roles.ts';
-import { createTeamMember } from '../domain/team-members/members.ts';
+import type { Scope } from '../domain/scope.ts';
+import { createTeamMember } from '../domain/team-members/create.ts';
 import { createInput as memberInput } from '../domain/team-members/schemas.ts';
+import { describeWorkspace, provisionWorkspace } from '../domain/workspace/provision.ts';
 import { AppError } from '../errors.ts';
-import { createServices, startServer } from '../server.ts';
-import type { AppServices } from '../trpc/context.ts';
+import { startServer } from '../server.ts';
+import { createServices, openWorkspaceScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
-import { workspaceInfo } from '../workspaces/info.ts';
 import { createApiKey, revokeApiKey } from '../workspaces/keys.ts';
-import { describeWorkspace, provisionWorkspace } from '../workspaces/provision.ts';
 import { check, parse, required, UsageError } from './args.ts';
 
 export interface Io {
@@ -31,6 +31,9 @@ function openWorkspace(services: AppServices, subdomain: string | undefined): Wo
   if (!handle) throw new UsageError(`no workspace named "${name}" under ${services.config.dataDir}`);
   return handle;
 }
+
+/** A command acts for the workspace itself (no person), like a call with the workspace's own key. */
+const scopeOf = (services: AppServices, handle: WorkspaceHandle): Scope => openWorkspaceScope(services, handle).scope;
 
 /** Domain errors (a taken e-mail, an unknown role) are bad arguments on the command line. */
 function asUsage<T>(fn: () => T, flags: Record<string, string> = {}): T {
@@ -128,7 +131,7 @@ const memberAdd: Command = (argv, services, io) => {
     organization_role: values.role ?? 'Member',
     time_zone: values['time-zone'],
   }, { organization_role: '--role' });
-  const member = asUsage(() => createTeamMember(handle.db, input, { timeZone: workspaceInfo(handle).timeZone }, services.clock()), {
+  const member = asUsage(() => createTeamMember(scopeOf(services, handle), input), {
     organization_role: '--role',
   });
   print(io, values.json, member, `added ${member.email} (${member.organization_role}, ${member.time_zone}) as ${member.id}`);
@@ -139,13 +142,12 @@ const clientCreate: Command = (argv, services, io) => {
   const handle = openWorkspace(services, positionals[0]);
   const dueInDays = values['due-in-days'];
   if (dueInDays !== undefined && !/^\d+$/.test(dueInDays)) throw new UsageError('--due-in-days: must be a whole number of days');
-  const input = check('client', createClientInput, {
+  const input = check('client', clientInput, {
     name: required('--name', values.name),
     currency: values.currency ?? 'USD',
     default_invoice_due_in_days: dueInDays === undefined ? 30 : Number(dueInDays),
   }, { default_invoice_due_in_days: '--due-in-days' });
-  const row = asUsage(() => createClient(handle.db, input, services.clock()));
-  const client = toClientRecord(row, workspaceInfo(handle).id);
+  const { client } = asUsage(() => createClient(scopeOf(services, handle), input));
   print(io, values.json, client, `created client ${client.name} (${client.identifier}, ${client.currency}) as ${client.id}`);
 };
 
@@ -153,7 +155,7 @@ const roleAdd: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, {});
   const handle = openWorkspace(services, positionals[0]);
   const name = required('<RoleName>', positionals[1]);
-  asUsage(() => addRole(handle.db, name, services.clock()));
+  asUsage(() => addRole(scopeOf(services, handle), { name }));
   print(io, values.json, { role: name }, `added role ${name}`);
 };
 
@@ -167,7 +169,7 @@ async function demo(argv: string[], services: AppServices, io: Io): Promise<void
     provisionWorkspace(services.registry, { subdomain: DEMO, name: 'Demo Agency', timeZone: 'Europe/Berlin', owner: { email: 'owner@demo.localhost', firstName: 'Olivia', lastName: 'Owner' } }, now);
     handle = openWorkspace(services, DEMO);
   }
-  seedDemo(handle, now);
+  seedDemo(scopeOf(services, handle));
   const key = createApiKey(handle.db, { label: 'demo', now });
   const { port, baseDomain } = services.config;
   const headers = `-H 'Host: ${DEMO}.${baseDomain}' -H 'X-Api-Key: ${key.apiKey}'`;

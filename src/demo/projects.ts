@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import { clients, projects, teamMembers } from '../db/schema/index.ts';
-import { createProject } from '../domain/projects/projects.ts';
+import { createProject } from '../domain/projects/create.ts';
 import { createProjectFields } from '../domain/projects/schemas.ts';
-import type { WorkspaceHandle } from '../workspaces/handle.ts';
+import { atTime, type ActorScope } from '../domain/scope.ts';
 import { DEMO_CLIENTS, DEMO_MEMBERS } from './team-and-clients.ts';
 
 const [ACME, GLOBEX, UMBRELLA] = DEMO_CLIENTS.map((c) => c.name);
@@ -13,16 +13,9 @@ const [ADA, GRACE, LINUS, YUKIHIRO] = DEMO_MEMBERS.map((m) => m.email);
  * as endpoint 11 with the workspace Owner acting, so identifiers, defaults and project managers
  * come out exactly as the API would make them. Runs only while the workspace has no projects.
  */
-export function seedProjects(handle: WorkspaceHandle, now: Date): void {
-  const { db } = handle;
+export function seedProjects(owner: ActorScope): void {
+  const { db } = owner;
   if ((db.select({ n: count() }).from(projects).get()?.n ?? 0) > 0) return;
-  const owner = db
-    .select()
-    .from(teamMembers)
-    .where(and(eq(teamMembers.organizationRole, 'Owner'), eq(teamMembers.active, true)))
-    .orderBy(asc(teamMembers.createdAt))
-    .get();
-  if (!owner) return;
   const clientIds = new Map(
     db
       .select({ id: clients.id, name: clients.name })
@@ -86,6 +79,6 @@ export function seedProjects(handle: WorkspaceHandle, now: Date): void {
 
   plans.forEach((plan, i) => {
     if (!plan.client_id) return;
-    createProject(handle, owner, createProjectFields.parse(plan), new Date(now.getTime() + i));
+    createProject(atTime(owner, new Date(owner.now.getTime() + i)), { project: createProjectFields.parse(plan) });
   });
 }

@@ -1,7 +1,7 @@
-import { and, asc, count, eq } from 'drizzle-orm';
-import { clients, recipients, teamMembers } from '../db/schema/index.ts';
-import { createRecipient } from '../domain/recipients/recipients.ts';
-import type { WorkspaceHandle } from '../workspaces/handle.ts';
+import { asc, count } from 'drizzle-orm';
+import { clients, recipients } from '../db/schema/index.ts';
+import { createRecipient } from '../domain/recipients/create.ts';
+import type { ActorScope } from '../domain/scope.ts';
 
 /** Who receives the demo clients' invoices, by client name; other clients get a billing address. */
 const DEMO_RECIPIENTS: Record<string, { name: string; email: string }[]> = {
@@ -19,20 +19,12 @@ const DEMO_RECIPIENTS: Record<string, { name: string; email: string }[]> = {
 const fallback = (identifier: string) => [{ name: 'Billing', email: `billing@${identifier.toLowerCase()}.example` }];
 
 /** One or two recipients per client, added by the Owner, only while the workspace has none. */
-export function seedRecipients(handle: WorkspaceHandle, now: Date): void {
-  handle.db.transaction((tx) => {
+export function seedRecipients(owner: ActorScope): void {
+  owner.write((tx) => {
     if ((tx.select({ n: count() }).from(recipients).get()?.n ?? 0) > 0) return;
-    const owner = tx
-      .select({ id: teamMembers.id })
-      .from(teamMembers)
-      .where(and(eq(teamMembers.organizationRole, 'Owner'), eq(teamMembers.active, true)))
-      .orderBy(asc(teamMembers.createdAt))
-      .get();
     const all = tx.select().from(clients).orderBy(asc(clients.createdAt), asc(clients.id)).all();
     for (const client of all) {
-      for (const r of DEMO_RECIPIENTS[client.name] ?? fallback(client.identifier)) {
-        createRecipient(tx, client.id, r, owner?.id ?? null, now);
-      }
+      for (const recipient of DEMO_RECIPIENTS[client.name] ?? fallback(client.identifier)) createRecipient(owner, { client_id: client.id, recipient });
     }
   });
 }

@@ -1,9 +1,8 @@
 import { count } from 'drizzle-orm';
 import { clients, teamMembers } from '../db/schema/index.ts';
-import { createClient } from '../domain/clients/clients.ts';
-import { createTeamMember } from '../domain/team-members/members.ts';
-import type { WorkspaceHandle } from '../workspaces/handle.ts';
-import { workspaceInfo } from '../workspaces/info.ts';
+import { createClient } from '../domain/clients/create.ts';
+import { atTime, type Scope } from '../domain/scope.ts';
+import { createTeamMember } from '../domain/team-members/create.ts';
 
 export const DEMO_MEMBERS = [
   { email: 'ada@demo.localhost', first_name: 'Ada', last_name: 'Lovelace', organization_role: 'Admin', time_zone: 'Europe/London' },
@@ -18,16 +17,13 @@ export const DEMO_CLIENTS = [
   { name: 'Umbrella KK', currency: 'JPY', default_invoice_due_in_days: 30, full_address: '1-1 Marunouchi, Chiyoda-ku, Tokyo, Japan' },
 ];
 
-export function seedTeamAndClients(handle: WorkspaceHandle, now: Date): void {
-  const { db } = handle;
-  db.transaction((tx) => {
+export function seedTeamAndClients(scope: Scope): void {
+  // a millisecond apart, so listings show them in this order after the owner
+  const later = (i: number) => atTime(scope, new Date(scope.now.getTime() + 1 + i));
+  scope.write((tx) => {
     const members = tx.select({ n: count() }).from(teamMembers).get()?.n ?? 0;
-    if (members <= 1) {
-      const timeZone = workspaceInfo(handle).timeZone;
-      // a millisecond apart, so listings show them in this order after the owner
-      DEMO_MEMBERS.forEach((m, i) => createTeamMember(tx, m, { timeZone }, new Date(now.getTime() + 1 + i)));
-    }
+    if (members <= 1) DEMO_MEMBERS.forEach((m, i) => createTeamMember(later(i), m));
     const existing = tx.select({ n: count() }).from(clients).get()?.n ?? 0;
-    if (existing === 0) DEMO_CLIENTS.forEach((c, i) => createClient(tx, c, new Date(now.getTime() + 1 + i)));
+    if (existing === 0) DEMO_CLIENTS.forEach((c, i) => createClient(later(i), c));
   });
 }

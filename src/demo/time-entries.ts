@@ -3,9 +3,8 @@ import { projects, projectUsers, tasks, teamMembers, timeEntries } from '../db/s
 import { createTimeEntry } from '../domain/time-entries/create.ts';
 import { createInput } from '../domain/time-entries/schemas.ts';
 import { addDays, localDate } from '../domain/time/calendar.ts';
+import { withActor, type Scope } from '../domain/scope.ts';
 import { AppError } from '../errors.ts';
-import type { WorkspaceHandle } from '../workspaces/handle.ts';
-import { workspaceInfo } from '../workspaces/info.ts';
 
 const TARGET = 20;
 const HOURS = ['1.5', '2', '0:45', '3', '1.25', '4', '0.5', '2:30'];
@@ -17,8 +16,8 @@ const NOTES = ['Kick-off call', 'Wireframes', 'Code review', 'Bug fixing', 'Clie
  * clock at `now`. Runs only while the workspace has no entries; entries the rules refuse (a locked
  * day, a full day) are skipped.
  */
-export function seedTimeEntries(handle: WorkspaceHandle, now: Date): void {
-  const { db } = handle;
+export function seedTimeEntries(scope: Scope): void {
+  const { db, now } = scope;
   if ((db.select({ n: count() }).from(timeEntries).get()?.n ?? 0) > 0) return;
   const pairs = db
     .select({
@@ -44,7 +43,6 @@ export function seedTimeEntries(handle: WorkspaceHandle, now: Date): void {
   for (const t of db.select({ id: tasks.id, projectId: tasks.projectId }).from(tasks).where(eq(tasks.archived, false)).orderBy(asc(tasks.position)).all()) {
     taskOf.set(t.projectId, [...(taskOf.get(t.projectId) ?? []), t.id]);
   }
-  const workspace = workspaceInfo(handle);
   for (let i = 0; i < TARGET; i++) {
     const pair = pairs[i % pairs.length]!;
     const projectTasks = taskOf.get(pair.projectId);
@@ -58,7 +56,7 @@ export function seedTimeEntries(handle: WorkspaceHandle, now: Date): void {
       notes: NOTES[i % NOTES.length],
     });
     try {
-      createTimeEntry(handle, workspace, pair.user, input, now);
+      createTimeEntry(withActor(scope, pair.user), input);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
     }

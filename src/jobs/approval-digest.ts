@@ -1,5 +1,5 @@
 import { queueDueDigests } from '../domain/time-entries/digest.ts';
-import type { Job } from './runner.ts';
+import { runInScope, type Job } from './runner.ts';
 
 /**
  * The weekly digest of time awaiting approval. It runs every minute; the schedule itself (each
@@ -10,6 +10,6 @@ export const approvalDigestJob: Job = {
   name: 'approval-digest',
   everyMs: 60_000,
   run(handle, services) {
-    if (queueDueDigests(handle, services.clock()) > 0) services.notifyOutbox(handle.subdomain);
+    runInScope(services, handle, queueDueDigests);
   },
 };

@@ -11,7 +11,7 @@ export const outboxJob: Job = {
   everyMs: 30_000,
   async run(handle, services) {
     // A large batch is delivered in passes of bounded size; the next one follows at once.
-    if ((await deliverOutbox(handle, services)).more) services.notifyOutbox(handle.subdomain);
+    if ((await deliverOutbox(handle, services)).more) services.wake('outbox', handle.subdomain);
     return nextDueAt(handle.db);
   },
 };

@@ -1,11 +1,11 @@
 import { queueDueReminders } from '../domain/invoices/reminders.ts';
-import type { Job } from './runner.ts';
+import { runInScope, type Job } from './runner.ts';
 
 /** Queues payment reminders for unpaid invoices; runs every 15 minutes, each reminder is sent once. */
 export const remindersJob: Job = {
   name: 'reminders',
   everyMs: 15 * 60_000,
   run(handle, services) {
-    if (queueDueReminders(handle, services) > 0) services.notifyOutbox(handle.subdomain);
+    runInScope(services, handle, queueDueReminders);
   },
 };

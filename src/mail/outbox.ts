@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import { outbox } from '../db/schema/index.ts';
+import type { Scope } from '../domain/scope.ts';
 
 export interface OutgoingMail {
   /** `invoice`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`. */
@@ -17,12 +18,12 @@ export interface OutgoingMail {
 }
 
 /**
- * Queues an e-mail in the same transaction as the change that causes it; nothing is sent here.
- * After the commit the caller wakes the worker (`ctx.notifyOutbox()`), which delivers it.
+ * Queues an e-mail in the same transaction as the change that causes it; nothing is sent here. The
+ * scope wakes the outbox worker once the call has returned (its transaction committed).
  */
-export function enqueueMail(tx: Db, mail: OutgoingMail, now: Date, domain = 'hourbook.local'): string {
+export function enqueueMail(scope: Pick<Scope, 'now' | 'links' | 'after'>, tx: Db, mail: OutgoingMail): string {
   const id = randomUUID();
-  const at = now.toISOString();
+  const at = scope.now.toISOString();
   tx.insert(outbox)
     .values({
       id,
@@ -41,10 +42,11 @@ export function enqueueMail(tx: Db, mail: OutgoingMail, now: Date, domain = 'hou
       nextAttemptAt: at,
       claimedAt: null,
       lastError: null,
-      messageId: `<${id}@${domain}>`,
+      messageId: `<${id}@${scope.links.messageIdDomain}>`,
       sentAt: null,
       createdAt: at,
     })
     .run();
+  scope.after('outbox');
   return id;
 }

@@ -1,14 +1,14 @@
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type Mail from 'nodemailer/lib/mailer';
-import { publicUrlFor } from '../config.ts';
-import type { Database, Db } from '../db/index.ts';
-import { invoices, outbox, recipients } from '../db/schema/index.ts';
-import { documentFor } from '../domain/invoices/document.ts';
-import { findInvoice } from '../domain/invoices/read.ts';
-import { cachedInvoicePdf, invoicePdfFileName } from '../pdf/invoice.ts';
-import type { AppServices } from '../trpc/context.ts';
+import type { Database } from '../db/index.ts';
+import { outbox, recipients } from '../db/schema/index.ts';
+import { invoicePdf } from '../domain/invoices/pdf.ts';
+import { findInvoice } from '../domain/invoices/queries.ts';
+import { CANCELLED_PREFIX, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
+import type { Scope } from '../domain/scope.ts';
+import { invoicePdfFileName } from '../pdf/invoice.ts';
+import { openWorkspaceScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
-import { workspaceInfo } from '../workspaces/info.ts';
 import { createMailTransport, type MailTransport } from './transport.ts';
 
 /** After this many failed attempts a message is `failed` for good (about 4 hours of retrying). */
@@ -17,15 +17,8 @@ export const MAX_ATTEMPTS = 8;
 export const LEASE_MS = 10 * 60_000;
 /** Messages delivered per workspace and pass, so one busy workspace cannot starve the others. */
 const PER_PASS = 200;
-/** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
-export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
 /** Messages addressed to a client recipient: not delivered once that recipient is deleted. */
 export const RECIPIENT_KINDS = ['invoice', 'invoice_reminder'];
-/**
- * A message cancelled before delivery (invoice voided or paid, recipient deleted) is `failed` with
- * a last_error starting with this; unlike a real failure it does not hold an invoice in `sending`.
- */
-export const CANCELLED_PREFIX = 'cancelled:';
 
 /** Wait before attempt n+1 after n failures: 1, 2, 4, 8 ... minutes, at most 2 hours. */
 export const backoffMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 2 * 3_600_000);
@@ -72,37 +65,6 @@ export function nextDueAt(db: Database): number {
   return row?.due ? Date.parse(row.due) : Number.POSITIVE_INFINITY;
 }
 
-/**
- * Once none of an invoice's messages is still open (pending, or failed for a reason other than a
- * cancellation), a `sending` invoice becomes `sent` — or `draft` again when every client message
- * was cancelled, since then the client never received it.
- */
-function settleInvoice(tx: Db, invoiceId: string, at: string): void {
-  const open = tx
-    .select({ id: outbox.id })
-    .from(outbox)
-    .where(
-      and(
-        eq(outbox.invoiceId, invoiceId),
-        inArray(outbox.kind, INVOICE_SENDING_KINDS),
-        or(eq(outbox.status, 'pending'), and(eq(outbox.status, 'failed'), sql`coalesce(${outbox.lastError}, '') NOT LIKE ${`${CANCELLED_PREFIX}%`}`)),
-      ),
-    )
-    .limit(1)
-    .get();
-  if (open) return;
-  const delivered = tx
-    .select({ id: outbox.id })
-    .from(outbox)
-    .where(and(eq(outbox.invoiceId, invoiceId), eq(outbox.kind, 'invoice'), eq(outbox.status, 'sent')))
-    .limit(1)
-    .get();
-  tx.update(invoices)
-    .set(delivered ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
-    .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'sending')))
-    .run();
-}
-
 /** Marks a delivered message sent and, when it was the invoice's last one, the invoice `sent`. */
 function recordSent(db: Database, row: OutboxRow, now: Date): void {
   const at = now.toISOString();
@@ -111,7 +73,7 @@ function recordSent(db: Database, row: OutboxRow, now: Date): void {
       .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null })
       .where(eq(outbox.id, row.id))
       .run();
-    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoice(tx, row.invoiceId, at);
+    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(tx, row.invoiceId, at);
   });
 }
 
@@ -130,7 +92,7 @@ function cancelIfRecipientGone(db: Database, row: OutboxRow, now: Date): boolean
         .set({ status: 'failed', lastError: `${CANCELLED_PREFIX} the recipient was deleted before delivery`, claimedAt: null })
         .where(eq(outbox.id, row.id))
         .run();
-      if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoice(tx, row.invoiceId, at);
+      if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(tx, row.invoiceId, at);
       return true;
     },
     { behavior: 'immediate' },
@@ -164,6 +126,26 @@ export interface DeliveryResult {
   more: boolean;
 }
 
+/** The message as nodemailer sends it, with the invoice's PDF attached when it asks for it. */
+async function composeMessage(scope: Scope, from: string, row: OutboxRow): Promise<Mail.Options & { messageId: string }> {
+  const message: Mail.Options & { messageId: string } = {
+    from,
+    to: row.toName ? { name: row.toName, address: row.toAddress } : row.toAddress,
+    subject: row.subject,
+    text: row.text,
+    messageId: row.messageId,
+    headers: { 'X-Hourbook-Message-Kind': row.kind },
+    ...(row.html ? { html: row.html } : {}),
+    ...(row.replyTo ? { replyTo: row.replyTo } : {}),
+  };
+  if (row.attachInvoicePdf && row.invoiceId) {
+    const invoice = findInvoice(scope.db, row.invoiceId);
+    const content = await invoicePdf(scope, invoice);
+    message.attachments = [{ filename: invoicePdfFileName(invoice.number), content, contentType: 'application/pdf' }];
+  }
+  return message;
+}
+
 /**
  * One pass of the outbox worker over one workspace: claim a due message, deliver it, record the
  * outcome, repeat. The database is updated right after each successful send, so a message is
@@ -173,8 +155,8 @@ export interface DeliveryResult {
 export async function deliverOutbox(handle: WorkspaceHandle, services: AppServices, transport?: MailTransport): Promise<DeliveryResult> {
   const result: DeliveryResult = { sent: 0, retried: 0, failed: 0, cancelled: 0, more: false };
   const db = handle.db;
+  const { scope } = openWorkspaceScope(services, handle);
   let own: MailTransport | null = null;
-  const info = workspaceInfo(handle);
   try {
     for (let i = 0; ; i++) {
       if (i === PER_PASS) {
@@ -188,23 +170,7 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
         continue;
       }
       try {
-        const message: Mail.Options & { messageId: string } = {
-          from: services.config.mailFrom,
-          to: row.toName ? { name: row.toName, address: row.toAddress } : row.toAddress,
-          subject: row.subject,
-          text: row.text,
-          messageId: row.messageId,
-          headers: { 'X-Hourbook-Message-Kind': row.kind },
-          ...(row.html ? { html: row.html } : {}),
-          ...(row.replyTo ? { replyTo: row.replyTo } : {}),
-        };
-        if (row.attachInvoicePdf && row.invoiceId) {
-          const invoice = findInvoice(db, row.invoiceId);
-          const content = await cachedInvoicePdf({ workspace: handle.subdomain, invoiceId: invoice.id, updatedAt: invoice.updatedAt }, () =>
-            documentFor(db, invoice, { workspaceName: info.name, publicBase: publicUrlFor(services.config, handle.subdomain) }),
-          );
-          message.attachments = [{ filename: invoicePdfFileName(invoice.number), content, contentType: 'application/pdf' }];
-        }
+        const message = await composeMessage(scope, services.config.mailFrom, row);
         own ??= transport ? null : createMailTransport(services.config, handle.subdomain);
         await (transport ?? own!).send(message, row.id);
       } catch (err) {

@@ -1,18 +1,14 @@
-import { eq } from 'drizzle-orm';
 import express, { type Request, type Response, type Router } from 'express';
-import { publicUrlFor } from '../config.ts';
-import { invoices } from '../db/schema/index.ts';
-import { documentFor, hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { invoicePdf } from '../domain/invoices/pdf.ts';
+import { findPublicInvoice } from '../domain/invoices/public.ts';
 import { lineHours } from '../domain/invoices/records.ts';
 import { formatMoney } from '../domain/money.ts';
 import { hoursOf } from '../domain/time/hours.ts';
-import { cachedInvoicePdf, invoicePdfFileName } from '../pdf/invoice.ts';
-import { hostOf, type AppServices } from '../trpc/context.ts';
+import { invoicePdfFileName } from '../pdf/invoice.ts';
+import { openWorkspaceScope, type AppServices } from '../services.ts';
+import { hostOf } from '../trpc/context.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
-import { workspaceInfo } from '../workspaces/info.ts';
-
-/** Tokens are 43 base64url characters (256 random bits); anything else is not looked up. */
-const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -101,17 +97,14 @@ const notFoundPage = () =>
  */
 export function publicInvoiceRouter(services: AppServices): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
+  /** The workspace comes from the Host header exactly as for the API; the token is the credential. */
   const lookup = (req: Request) => {
-    const token = String(req.params.token ?? '');
     const subdomain = subdomainFromHost(hostOf(req, services.config.trustProxy), services.config.baseDomain);
-    if (!TOKEN.test(token) || !subdomain) return null;
-    const handle = services.registry.get(subdomain);
+    const handle = subdomain ? services.registry.get(subdomain) : null;
     if (!handle) return null;
-    const invoice = handle.db.select().from(invoices).where(eq(invoices.publicToken, token)).get();
-    if (!invoice) return null;
-    // The document is read only when it is needed: the PDF usually comes from the cache.
-    const load = () => documentFor(handle.db, invoice, { workspaceName: workspaceInfo(handle).name, publicBase: publicUrlFor(services.config, subdomain) });
-    return { token, subdomain, invoice, load };
+    const { scope } = openWorkspaceScope(services, handle);
+    const found = findPublicInvoice(scope, String(req.params.token ?? ''));
+    return found && { ...found, scope, token: found.invoice.publicToken };
   };
   const secure = (res: Response) => {
     // The token is the credential: keep the page out of caches, search engines and Referer headers.
@@ -128,7 +121,7 @@ export function publicInvoiceRouter(services: AppServices): Router {
       res.status(404).type('html').send(notFoundPage());
       return;
     }
-    res.status(200).type('html').send(invoiceHtml(found.load(), `/invoices/${found.token}/pdf`));
+    res.status(200).type('html').send(invoiceHtml(found.document(), `/invoices/${found.token}/pdf`));
   });
   router.get('/invoices/:token/pdf', async (req, res) => {
     secure(res);
@@ -138,7 +131,7 @@ export function publicInvoiceRouter(services: AppServices): Router {
       return;
     }
     const { invoice } = found;
-    const pdf = await cachedInvoicePdf({ workspace: found.subdomain, invoiceId: invoice.id, updatedAt: invoice.updatedAt }, found.load);
+    const pdf = await invoicePdf(found.scope, invoice);
     const name = invoicePdfFileName(invoice.number);
     res.status(200).type('application/pdf').setHeader('Content-Disposition', `attachment; filename="${name}"`).send(pdf);
   });

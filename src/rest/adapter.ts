@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError, validationError } from '../errors.ts';
-import { contextFor, type AppServices } from '../trpc/context.ts';
+import type { AppServices } from '../services.ts';
+import { contextFor } from '../trpc/context.ts';
 import { authenticate } from '../trpc/init.ts';
 import { createCaller } from '../trpc/router.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';

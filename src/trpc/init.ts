@@ -1,12 +1,13 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { z } from 'zod';
-import { errorKinds, unauthorized, workspaceNotFound, type AppError } from '../errors.ts';
-import { findActingUser, isAdmin, requireAdmin, type ActingUser } from '../domain/team-members/acting-user.ts';
 import { email } from '../domain/fields.ts';
-import { workspaceInfo, type WorkspaceInfo } from '../workspaces/info.ts';
-import { verifyApiKey } from '../workspaces/keys.ts';
+import type { ActorScope, Scope } from '../domain/scope.ts';
+import { withActor } from '../domain/scope.ts';
+import { findActingUser } from '../domain/team-members/acting-user.ts';
+import { errorKinds, unauthorized, workspaceNotFound } from '../errors.ts';
+import { openWorkspaceScope } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
-import type { Database } from '../db/index.ts';
+import { verifyApiKey } from '../workspaces/keys.ts';
 import type { Context } from './context.ts';
 import { toAppError } from './errors.ts';
 
@@ -42,42 +43,40 @@ const mapErrors = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(mapErrors);
 
-export interface Authenticated {
-  handle: WorkspaceHandle;
-  db: Database;
-  workspace: WorkspaceInfo;
-}
-
 /**
  * Resolves the workspace of the request and checks its key: 404 when the host names no workspace,
  * 401 for a missing, unknown, revoked or expired key. Used by every workspace procedure and by the
  * REST adapter when it must answer before a procedure runs (the Accept rule).
  */
-export function authenticate(ctx: Context): Authenticated {
-  const handle = ctx.subdomain ? ctx.registry.get(ctx.subdomain) : null;
+export function authenticate(ctx: Context): WorkspaceHandle {
+  const { registry, clock, rateLimiter } = ctx.services;
+  const handle = ctx.subdomain ? registry.get(ctx.subdomain) : null;
   if (!handle) throw workspaceNotFound();
-  const now = ctx.clock();
-  const key = verifyApiKey(handle.db, (b) => handle.memo(b), ctx.apiKey, now);
+  const key = verifyApiKey(handle.db, (b) => handle.memo(b), ctx.apiKey, clock());
   if (!key) throw unauthorized();
   // Operational, not a business rule: measured on the monotonic clock, not the injectable one.
-  ctx.rateLimiter.take(`${handle.subdomain}:${key.id}`, performance.now());
-  return { handle, db: handle.db, workspace: workspaceInfo(handle) };
+  rateLimiter.take(`${handle.subdomain}:${key.id}`, performance.now());
+  return handle;
 }
 
+/**
+ * Every workspace procedure: the workspace and key are checked, one scope is opened for the call,
+ * and once the procedure has returned the work its commit asked for (waking the outbox) is started.
+ */
 export const workspaceProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const auth = authenticate(ctx);
-  return ctx.registry.using(auth.handle, () => next({ ctx: { ...ctx, ...auth } }));
+  const handle = authenticate(ctx);
+  return ctx.services.registry.using(handle, async () => {
+    const open = openWorkspaceScope(ctx.services, handle);
+    const result = await next({ ctx: { scope: open.scope as Scope } });
+    if (result.ok) open.settle();
+    return result;
+  });
 });
 
 /**
- * For procedures whose input names an acting user in `email`: the user must be an active team
- * member (unknown → 422 user_not_found, inactive → 403 user_inactive).
+ * For procedures whose input names the acting person in `email`: an active team member (unknown →
+ * 422 user_not_found, inactive → 403 user_inactive).
  */
 export const actingUserProcedure = workspaceProcedure
   .input(z.object({ email }))
-  .use(({ ctx, input, next }) => next({ ctx: { actor: findActingUser(ctx.handle, input.email) } }));
-
-export type { ActingUser };
-export { isAdmin, requireAdmin };
-
-export type { AppError };
+  .use(({ ctx, input, next }) => next({ ctx: { scope: withActor(ctx.scope, findActingUser(ctx.scope, input.email)) as ActorScope } }));

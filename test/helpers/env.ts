@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createServices, startServer, type RunningServer } from '../../src/server.ts';
-import { callContext, type AppServices } from '../../src/trpc/context.ts';
+import { createServices } from '../../src/services.ts';
+import { startServer, type RunningServer } from '../../src/server.ts';
+import { openWorkspaceScope, type AppServices } from '../../src/services.ts';
+import { atTime, type Scope } from '../../src/domain/scope.ts';
 import { createCaller } from '../../src/trpc/router.ts';
 import type { WorkspaceHandle } from '../../src/workspaces/handle.ts';
-import { provisionWorkspace } from '../../src/workspaces/provision.ts';
+import { provisionWorkspace } from '../../src/domain/workspace/provision.ts';
 import { apiFor, type Api } from './http.ts';
 
 /** A clock tests can move; starts at the given instant. */
@@ -101,5 +103,11 @@ export async function startTestEnv(opts: { clock?: Clock; env?: Record<string, s
 
 /** A caller with the context a request to this workspace with this key would get. */
 export function callerFor(services: AppServices, subdomain: string | null, apiKey: string | undefined) {
-  return createCaller(callContext(services, { requestId: 'test', subdomain, apiKey }));
+  return createCaller({ services, requestId: 'test', subdomain, apiKey });
+}
+
+/** A domain scope over an open workspace, acting for the workspace itself, at `now` (default: the services' clock). */
+export function scopeOf(services: AppServices, handle: WorkspaceHandle, now?: Date): Scope {
+  const { scope } = openWorkspaceScope(services, handle);
+  return now ? atTime(scope, now) : scope;
 }

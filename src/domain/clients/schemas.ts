@@ -54,7 +54,7 @@ const clearableText = (max: number) =>
     .nullable()
     .transform((v) => v ?? '');
 
-export const createClientInput = z.object({
+export const createInput = z.object({
   name: nonEmptyText(200),
   secondary_name: z.string().trim().max(200).optional(),
   internal_notes: z.string().max(10_000).optional(),

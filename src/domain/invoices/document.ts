@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { clients, invoiceLines, invoiceTaxes, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
-import { findInvoice } from './read.ts';
+import { findInvoice } from './queries.ts';
 import { publicInvoiceUrl, type InvoiceRow, type TaxRow } from './records.ts';
 
 export interface DocumentLine {

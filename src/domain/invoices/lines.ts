@@ -94,8 +94,8 @@ function exactAmount(amount: number, at: string): number {
  */
 export function computeTimeLines(
   lines: z.output<typeof timeEntryLineInput>[],
-  entries: Map<string, BillableEntry>,
-  opts: { clientId: string; currency: string; allowedProjects: Set<string> | null },
+  entries: ReadonlyMap<string, BillableEntry>,
+  opts: { clientId: string; currency: string; allowedProjects: ReadonlySet<string> | null },
 ): ComputedLine[] {
   const seen = new Set<string>();
   return lines.map((line, i) => {
@@ -174,7 +174,7 @@ export function computeTimeLines(
  */
 export function computeServiceLines(
   lines: z.output<typeof serviceLineInput>[],
-  opts: { currency: string; clientProjects: Set<string>; allowedProjects?: Set<string> | null },
+  opts: { currency: string; clientProjects: ReadonlySet<string>; allowedProjects?: ReadonlySet<string> | null },
 ): ComputedLine[] {
   return lines.map((line, i) => {
     const at = `invoice_services.${i}`;

@@ -3,15 +3,21 @@ import type { Db } from '../../db/index.ts';
 import { invoiceProjects, projects } from '../../db/schema/index.ts';
 import { enqueueMail, type OutgoingMail } from '../../mail/outbox.ts';
 import { formatMoney } from '../money.ts';
+import type { Scope } from '../scope.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
 
 export interface MailContext {
   workspaceName: string;
   clientName: string;
   publicBase: string;
-  /** Domain of the Message-IDs (the sender's domain). */
-  messageIdDomain: string;
 }
+
+/** What an invoice's messages say about who sends them, to whom, and where its page is. */
+export const mailContext = (scope: Scope, clientName: string): MailContext => ({
+  workspaceName: scope.workspace.name,
+  clientName,
+  publicBase: scope.links.publicBase,
+});
 
 /**
  * Reply-To of an invoice's messages: the `reply_to` of the earliest-created project of the invoice
@@ -47,6 +53,7 @@ export function defaultMessage(invoice: InvoiceRow, ctx: MailContext): string {
  * transaction. The body is the caller's message, followed by the payment link when asked for.
  */
 export function queueInvoiceMail(
+  scope: Scope,
   tx: Db,
   invoice: InvoiceRow,
   ctx: MailContext,
@@ -54,7 +61,6 @@ export function queueInvoiceMail(
     recipients: { id: string; email: string; name: string }[];
     copyTo: { email: string; name: string } | null;
     replyTo: string | null;
-    now: Date;
   },
 ): number {
   const subject = invoice.emailSubject?.trim() || defaultSubject(invoice, ctx);
@@ -68,22 +74,17 @@ export function queueInvoiceMail(
   };
   let queued = 0;
   for (const r of opts.recipients) {
-    enqueueMail(tx, { ...base, kind: 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } }, opts.now, ctx.messageIdDomain);
+    enqueueMail(scope, tx, { ...base, kind: 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } });
     queued++;
   }
   if (opts.copyTo) {
-    enqueueMail(
-      tx,
-      {
-        ...base,
-        kind: 'invoice_copy',
-        subject: `Copy: ${subject}`,
-        text: `This is your copy of the invoice e-mail sent to the client ${ctx.clientName}.\n\n${text}`,
-        to: { address: opts.copyTo.email, name: opts.copyTo.name },
-      },
-      opts.now,
-      ctx.messageIdDomain,
-    );
+    enqueueMail(scope, tx, {
+      ...base,
+      kind: 'invoice_copy',
+      subject: `Copy: ${subject}`,
+      text: `This is your copy of the invoice e-mail sent to the client ${ctx.clientName}.\n\n${text}`,
+      to: { address: opts.copyTo.email, name: opts.copyTo.name },
+    });
     queued++;
   }
   return queued;
@@ -91,10 +92,11 @@ export function queueInvoiceMail(
 
 /** A reminder for an unpaid invoice, on its due date or a week after. */
 export function queueReminderMail(
+  scope: Scope,
   tx: Db,
   invoice: InvoiceRow,
   ctx: MailContext,
-  opts: { recipients: { id: string; email: string; name: string }[]; replyTo: string | null; remindOn: string; now: Date },
+  opts: { recipients: { id: string; email: string; name: string }[]; replyTo: string | null; remindOn: string },
 ): number {
   const overdue = opts.remindOn > invoice.dueDate;
   const subject = overdue
@@ -106,18 +108,16 @@ export function queueReminderMail(
     paymentLine(invoice, ctx) +
     `\n\nThank you,\n${ctx.workspaceName}`;
   for (const r of opts.recipients) {
-    enqueueMail(
-      tx,
-      { kind: 'invoice_reminder', recipientId: r.id, to: { address: r.email, name: r.name }, subject, text, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: invoice.attachPdf },
-      opts.now,
-      ctx.messageIdDomain,
-    );
+    enqueueMail(scope, tx, {
+      kind: 'invoice_reminder',
+      recipientId: r.id,
+      to: { address: r.email, name: r.name },
+      subject,
+      text,
+      replyTo: opts.replyTo,
+      invoiceId: invoice.id,
+      attachInvoicePdf: invoice.attachPdf,
+    });
   }
   return opts.recipients.length;
-}
-
-/** The domain part of an address such as `hourbook <no-reply@example.com>`. */
-export function domainOfAddress(from: string): string {
-  const m = /@([^>\s]+)>?\s*$/.exec(from);
-  return m?.[1]?.toLowerCase() ?? 'hourbook.local';
 }

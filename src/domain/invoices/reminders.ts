@@ -1,11 +1,8 @@
 import { and, eq, inArray, lte } from 'drizzle-orm';
-import { publicUrlFor } from '../../config.ts';
 import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } from '../../db/schema/index.ts';
-import type { AppServices } from '../../trpc/context.ts';
-import type { WorkspaceHandle } from '../../workspaces/handle.ts';
-import { workspaceInfo } from '../../workspaces/info.ts';
+import type { Scope } from '../scope.ts';
 import { addDays, daysBetween, localDate } from '../time/calendar.ts';
-import { domainOfAddress, queueReminderMail, replyToFor } from './mail.ts';
+import { mailContext, queueReminderMail, replyToFor } from './mail.ts';
 
 export const REMINDER_EVERY_DAYS = 7;
 
@@ -26,16 +23,10 @@ export function reminderDateFor(dueDate: string, today: string): string | null {
  * zone. Each (invoice, date) is recorded in invoice_reminders in the same transaction as its
  * messages, so a reminder is queued once however often the job runs. Returns messages queued.
  */
-export function queueDueReminders(handle: WorkspaceHandle, services: AppServices): number {
-  const now = services.clock();
-  const ws = workspaceInfo(handle);
-  const today = localDate(now, ws.timeZone);
-  const mailCtx = {
-    workspaceName: ws.name,
-    publicBase: publicUrlFor(services.config, handle.subdomain),
-    messageIdDomain: domainOfAddress(services.config.mailFrom),
-  };
-  const candidates = handle.db
+export function queueDueReminders(scope: Scope): number {
+  const { now } = scope;
+  const today = localDate(now, scope.workspace.timeZone);
+  const candidates = scope.db
     .select({ id: invoices.id })
     .from(invoices)
     .where(
@@ -49,8 +40,7 @@ export function queueDueReminders(handle: WorkspaceHandle, services: AppServices
     .all();
   let queued = 0;
   for (const { id } of candidates) {
-    queued += handle.db.transaction(
-      (tx) => {
+    queued += scope.write((tx) => {
         const invoice = tx.select().from(invoices).where(eq(invoices.id, id)).get();
         if (!invoice || (invoice.status !== 'sending' && invoice.status !== 'sent')) return 0;
         const remindOn = reminderDateFor(invoice.dueDate, today);
@@ -64,10 +54,8 @@ export function queueDueReminders(handle: WorkspaceHandle, services: AppServices
           .where(and(eq(invoiceRecipients.invoiceId, id), eq(recipients.deleted, false)))
           .all();
         const client = tx.select({ name: clients.name }).from(clients).where(eq(clients.id, invoice.clientId)).get();
-        return queueReminderMail(tx, invoice, { ...mailCtx, clientName: client?.name ?? '' }, { recipients: to, replyTo: replyToFor(tx, id), remindOn, now });
-      },
-      { behavior: 'immediate' },
-    );
+        return queueReminderMail(scope, tx, invoice, mailContext(scope, client?.name ?? ''), { recipients: to, replyTo: replyToFor(tx, id), remindOn });
+    });
   }
   return queued;
 }

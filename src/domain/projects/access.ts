@@ -1,15 +1,14 @@
 import { forbidden } from '../../errors.ts';
-import { isAdmin, type ActingUser } from '../team-members/acting-user.ts';
-import type { WorkspaceHandle } from '../../workspaces/handle.ts';
-import { projectStatements } from './records.ts';
+import { actsAsAdmin } from '../access.ts';
+import type { Scope } from '../scope.ts';
+import { projectStatements } from './queries.ts';
 
-export function isProjectManager(handle: WorkspaceHandle, projectId: string, userId: string): boolean {
-  return handle.memo(projectStatements).roleOnProject.get({ projectId, userId })?.role === 'project_manager';
+export function isProjectManager(scope: Pick<Scope, 'statements'>, projectId: string, userId: string): boolean {
+  return scope.statements(projectStatements).roleOnProject.get({ projectId, userId })?.role === 'project_manager';
 }
 
-/** Owner and Admin may change any project; anyone else only a project they manage (DESIGN.md §3). */
-export function requireProjectAdmin(handle: WorkspaceHandle, actor: ActingUser, projectId: string, what: string): void {
-  if (isAdmin(actor) || isProjectManager(handle, projectId, actor.id)) return;
+/** Owner and Admin (or the workspace key) may change any project; anyone else only a project they manage. */
+export function requireProjectManager(scope: Scope, projectId: string, what: string): void {
+  if (actsAsAdmin(scope) || (scope.actor && isProjectManager(scope, projectId, scope.actor.id))) return;
   throw forbidden(`Only an Owner, an Admin or a project manager of this project may ${what}`);
 }
-

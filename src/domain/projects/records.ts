@@ -1,15 +1,15 @@
-import { asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
-import type { Database, Db } from '../../db/index.ts';
-import { checklistItems, projects, projectUsers, tasks, teamMembers } from '../../db/schema/index.ts';
-import { notFound } from '../../errors.ts';
+import type { checklistItems, projects, projectUsers, tasks } from '../../db/schema/index.ts';
 import { currencyDecimals, fromMinor, minorToDecimalString } from '../money.ts';
-import type { WorkspaceHandle } from '../../workspaces/handle.ts';
+import { fullName } from '../team-members/records.ts';
 import type { ProjectRecord, ProjectUserDetail, ProjectUserRecord, TaskRecord } from './schemas.ts';
 
 export type ProjectRow = typeof projects.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 export type ChecklistItemRow = typeof checklistItems.$inferSelect;
 export type ProjectUserRow = typeof projectUsers.$inferSelect;
+
+export type TaskWithItems = TaskRow & { checklistItems: ChecklistItemRow[] };
+export type ProjectWithTasks = ProjectRow & { tasks: TaskWithItems[] };
 
 /** A project user with the team member fields its response needs. */
 export interface ProjectUserWithMember extends ProjectUserRow {
@@ -20,68 +20,21 @@ export interface ProjectUserWithMember extends ProjectUserRow {
   active: boolean;
 }
 
-const memberColumns = {
-  ...getTableColumns(projectUsers),
-  firstName: teamMembers.firstName,
-  lastName: teamMembers.lastName,
-  memberEmail: teamMembers.email,
-  timeZone: teamMembers.timeZone,
-  active: teamMembers.active,
-};
-
-/** Statements prepared once per open workspace file; they run inside a caller's transaction too. */
-export const projectStatements = (db: Database) => ({
-  projectById: db.select().from(projects).where(eq(projects.id, sql.placeholder('id'))).prepare(),
-  tasksOfProject: db
-    .select()
-    .from(tasks)
-    .where(eq(tasks.projectId, sql.placeholder('projectId')))
-    .orderBy(asc(tasks.position), asc(tasks.id))
-    .prepare(),
-  itemsOfProject: db
-    .select(getTableColumns(checklistItems))
-    .from(checklistItems)
-    .innerJoin(tasks, eq(tasks.id, checklistItems.taskId))
-    .where(eq(tasks.projectId, sql.placeholder('projectId')))
-    .orderBy(asc(checklistItems.position), asc(checklistItems.id))
-    .prepare(),
-  usersOfProject: db
-    .select(memberColumns)
-    .from(projectUsers)
-    .innerJoin(teamMembers, eq(teamMembers.id, projectUsers.userId))
-    .where(eq(projectUsers.projectId, sql.placeholder('projectId')))
-    // Users added in one request share a time; rowid keeps them in the order they were listed.
-    .orderBy(asc(projectUsers.createdAt), sql`"project_users"."rowid"`)
-    .prepare(),
-  roleOnProject: db
-    .select({ role: projectUsers.role })
-    .from(projectUsers)
-    .where(sql`${projectUsers.projectId} = ${sql.placeholder('projectId')} AND ${projectUsers.userId} = ${sql.placeholder('userId')}`)
-    .prepare(),
-});
-
-/** Any id (even a malformed one) that is not a project of this workspace is a 404. */
-export function getProjectRow(handle: WorkspaceHandle, projectId: string): ProjectRow {
-  const row = handle.memo(projectStatements).projectById.get({ id: projectId });
-  if (!row) throw notFound('project', `No project with id ${projectId} in this workspace`);
-  return row;
-}
-
 const flagText = (value: boolean) => (value ? 'true' : 'false');
 
-export function toTaskRecord(task: TaskRow, items: readonly ChecklistItemRow[], currency: string): TaskRecord {
+export function toTaskRecord(task: TaskWithItems, currency: string): TaskRecord {
   return {
     id: task.id,
     name: task.name,
     billable: task.billable,
     hourly_rate: fromMinor(task.hourlyRateMinor, currency),
     archived: task.archived,
-    checklist_items: items.map((i) => ({ id: i.id, description: i.description })),
+    checklist_items: task.checklistItems.map((i) => ({ id: i.id, description: i.description })),
   };
 }
 
 /** The one builder of the project response, for create, update, get and list. */
-export function toProjectRecord(row: ProjectRow, projectTasks: readonly TaskRow[], itemsByTask: ReadonlyMap<string, ChecklistItemRow[]>): ProjectRecord {
+export function toProjectRecord(row: ProjectWithTasks): ProjectRecord {
   return {
     id: row.id,
     client_id: row.clientId,
@@ -108,48 +61,8 @@ export function toProjectRecord(row: ProjectRow, projectTasks: readonly TaskRow[
       end_of_the_week: flagText(row.lockEndOfWeek),
       end_of_the_month: flagText(row.lockEndOfMonth),
     },
-    tasks: projectTasks.map((t) => toTaskRecord(t, itemsByTask.get(t.id) ?? [], row.currency)),
+    tasks: row.tasks.map((t) => toTaskRecord(t, row.currency)),
   };
-}
-
-export function groupItemsByTask(items: readonly ChecklistItemRow[]): Map<string, ChecklistItemRow[]> {
-  const byTask = new Map<string, ChecklistItemRow[]>();
-  for (const item of items) {
-    const list = byTask.get(item.taskId);
-    if (list) list.push(item);
-    else byTask.set(item.taskId, [item]);
-  }
-  return byTask;
-}
-
-/** One project's response: the project, its tasks and their checklist items, three queries. */
-export function loadProjectRecord(handle: WorkspaceHandle, row: ProjectRow): ProjectRecord {
-  const st = handle.memo(projectStatements);
-  const projectTasks = st.tasksOfProject.all({ projectId: row.id });
-  const items = st.itemsOfProject.all({ projectId: row.id });
-  return toProjectRecord(row, projectTasks, groupItemsByTask(items));
-}
-
-/** Responses for a page of projects: one query for all their tasks and one for all their items. */
-export function loadProjectRecords(db: Db, rows: readonly ProjectRow[]): ProjectRecord[] {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
-  const allTasks = db.select().from(tasks).where(inArray(tasks.projectId, ids)).orderBy(asc(tasks.position), asc(tasks.id)).all();
-  const items = db
-    .select(getTableColumns(checklistItems))
-    .from(checklistItems)
-    .innerJoin(tasks, eq(tasks.id, checklistItems.taskId))
-    .where(inArray(tasks.projectId, ids))
-    .orderBy(asc(checklistItems.position), asc(checklistItems.id))
-    .all();
-  const tasksByProject = new Map<string, TaskRow[]>();
-  for (const t of allTasks) {
-    const list = tasksByProject.get(t.projectId);
-    if (list) list.push(t);
-    else tasksByProject.set(t.projectId, [t]);
-  }
-  const itemsByTask = groupItemsByTask(items);
-  return rows.map((r) => toProjectRecord(r, tasksByProject.get(r.id) ?? [], itemsByTask));
 }
 
 export function toProjectUserRecord(row: ProjectUserWithMember, currency: string): ProjectUserRecord {
@@ -158,7 +71,7 @@ export function toProjectUserRecord(row: ProjectUserWithMember, currency: string
     user_id: row.userId,
     role: row.role,
     hourly_rate: fromMinor(row.hourlyRateMinor, currency),
-    name: `${row.firstName} ${row.lastName}`.trim(),
+    name: fullName(row),
     email: row.memberEmail,
     time_zone: row.timeZone,
   };

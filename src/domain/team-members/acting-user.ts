@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';
-import { AppError, forbidden } from '../../errors.ts';
-import type { WorkspaceHandle } from '../../workspaces/handle.ts';
+import { AppError } from '../../errors.ts';
+import type { Scope } from '../scope.ts';
 
 export interface ActingUser {
   id: string;
@@ -30,8 +30,8 @@ const statements = (db: Database) => ({
 });
 
 /** The team member named by a request's `email`; must exist (422) and be active (403). */
-export function findActingUser(handle: WorkspaceHandle, email: string): ActingUser {
-  const row = handle.memo(statements).byEmail.get({ email });
+export function findActingUser(scope: Pick<Scope, 'statements'>, email: string): ActingUser {
+  const row = scope.statements(statements).byEmail.get({ email });
   if (!row) {
     throw new AppError('unprocessable', 'user_not_found', `No team member of this workspace has the e-mail ${email}`, {
       details: [{ path: 'email', message: 'is not a team member of this workspace' }],
@@ -40,11 +40,4 @@ export function findActingUser(handle: WorkspaceHandle, email: string): ActingUs
   if (!row.active) throw new AppError('forbidden', 'user_inactive', `The team member ${row.email} is inactive`);
   const { active: _active, ...user } = row;
   return user;
-}
-
-/** Owner and Admin may do everything (DESIGN.md §3). */
-export const isAdmin = (actor: Pick<ActingUser, 'organizationRole'>) => actor.organizationRole === 'Owner' || actor.organizationRole === 'Admin';
-
-export function requireAdmin(actor: Pick<ActingUser, 'organizationRole'>, what: string): void {
-  if (!isAdmin(actor)) throw forbidden(`Only an Owner or Admin may ${what}`);
 }

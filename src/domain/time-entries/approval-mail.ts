@@ -1,5 +1,7 @@
 import type { Db } from '../../db/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
+import type { Scope } from '../scope.ts';
+import { fullName } from '../team-members/records.ts';
 import { hoursOf } from '../time/hours.ts';
 
 export interface Manager {
@@ -19,8 +21,6 @@ export interface PendingEntryLine {
   taskName: string;
 }
 
-const fullName = (p: { firstName: string; lastName: string }) => `${p.firstName} ${p.lastName}`.trim();
-
 const formatHours = (seconds: number) => `${hoursOf(seconds)} h`;
 
 /**
@@ -29,19 +29,17 @@ const formatHours = (seconds: number) => `${hoursOf(seconds)} h`;
  * many messages were queued.
  */
 export function queueApprovalRequests(
+  scope: Scope,
   tx: Db,
   project: { name: string; replyTo: string | null },
   entry: PendingEntryLine,
   managers: Manager[],
   entryUserId: string,
-  now: Date,
 ): number {
   let queued = 0;
   for (const manager of managers) {
     if (manager.id === entryUserId) continue;
-    enqueueMail(
-      tx,
-      {
+    enqueueMail(scope, tx, {
         kind: 'approval_request',
         to: { address: manager.email, name: fullName(manager) },
         replyTo: project.replyTo,
@@ -59,9 +57,7 @@ export function queueApprovalRequests(
           '',
           'Approve or reject it in hourbook.',
         ].join('\n'),
-      },
-      now,
-    );
+    });
     queued++;
   }
   return queued;

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from '../../db/index.ts';
 import { timeEntryChecklistItems, timeEntryOverrides } from '../../db/schema/index.ts';
 import { notFound, unprocessable } from '../../errors.ts';
-import type { WorkspaceHandle } from '../../workspaces/handle.ts';
-import type { WorkspaceInfo } from '../../workspaces/info.ts';
+import type { ActorScope } from '../scope.ts';
 import type { ActingUser } from '../team-members/acting-user.ts';
+import { fullName } from '../team-members/records.ts';
 import { hoursOf } from '../time/hours.ts';
 import { roundUpSeconds } from '../time/rounding.ts';
 import { queueApprovalRequests } from './approval-mail.ts';
+import { timeEntryStatements, type ProjectFacts, type ProjectUserFacts, type TaskFacts, type TimeEntryStatements } from './queries.ts';
 import {
   assertChecklistItemsOfTask,
   assertPlausibleDate,
@@ -19,123 +21,128 @@ import {
   mayManageProject,
 } from './rules.ts';
 import type { CreateInput, CreateOutput } from './schemas.ts';
-import { timeEntryStatements } from './statements.ts';
 
-export interface CreateResult {
-  response: CreateOutput;
-  /** Approval requests were queued: wake the outbox worker after the commit. */
-  mailQueued: boolean;
+interface Target {
+  project: ProjectFacts;
+  task: TaskFacts;
+  projectUser: ProjectUserFacts;
+}
+
+/** The client, project and task the entry names, each checked; the user must be on the project. */
+function resolveTarget(st: TimeEntryStatements, input: CreateInput, user: ActingUser): Target {
+  const client = st.client.get({ id: input.client_id });
+  if (!client) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
+  const project = findProject(st, input.project_id);
+  if (project.clientId !== input.client_id) {
+    throw unprocessable('project_not_of_client', `The project ${project.id} does not belong to the client ${input.client_id}`);
+  }
+  const task = findTaskOfProject(st, input.task_id, project);
+  // An archived client takes no new work, like an archived project (invoices and new projects are
+  // refused for it too).
+  if (client.status !== 'active') {
+    throw unprocessable('client_archived', `The client "${client.name}" is archived; reactivate it to record time for it`);
+  }
+  assertProjectActive(project);
+  const projectUser = st.projectUser.get({ projectId: project.id, userId: user.id });
+  if (!projectUser) throw unprocessable('not_a_project_user', `${user.email} is not a user of the project "${project.name}"`);
+  return { project, task, projectUser };
+}
+
+interface NewEntry {
+  id: string;
+  seconds: number;
+  notes: string;
+  status: ReturnType<typeof initialStatus>;
+  at: string;
+}
+
+/** The entry row, its checklist and, when a locked period was overridden, the override log line. */
+function insertEntry(tx: Transaction, st: TimeEntryStatements, input: CreateInput, user: ActingUser, target: Target, entry: NewEntry, overriddenSince: string | null) {
+  st.insert.run({
+    id: entry.id,
+    clientId: input.client_id,
+    projectId: target.project.id,
+    taskId: target.task.id,
+    userId: user.id,
+    recordedOn: input.recorded_on,
+    enteredSeconds: input.hours,
+    seconds: entry.seconds,
+    notes: entry.notes,
+    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+    status: entry.status,
+    // true only when the entry really lies in a locked period (the flag on an open date is moot)
+    isOverride: overriddenSince !== null,
+    createdAt: entry.at,
+    updatedAt: entry.at,
+  });
+  const checklist = input.checklist_items ?? [];
+  if (checklist.length > 0) {
+    tx.insert(timeEntryChecklistItems)
+      .values(checklist.map((c) => ({ timeEntryId: entry.id, checklistItemId: c.id, isCompleted: c.is_completed })))
+      .run();
+  }
+  if (overriddenSince) {
+    tx.insert(timeEntryOverrides)
+      .values({
+        id: randomUUID(),
+        timeEntryId: entry.id,
+        projectId: target.project.id,
+        recordedOn: input.recorded_on,
+        actorId: user.id,
+        action: 'create',
+        lockedSince: overriddenSince,
+        createdAt: entry.at,
+      })
+      .run();
+  }
 }
 
 /**
- * Endpoints 2 and 3. `user` is the team member named by `email`: the entry is theirs, and an
- * override is permitted when they are Owner/Admin or a manager of the project (the body names no
- * other person). Everything happens in one IMMEDIATE transaction, so the 24-hour check and the
- * insert see the same day even with other writers, and a refused request changes nothing.
+ * Endpoints 2 and 3. The acting user (named by `email`) is the entry's user, and an override is
+ * permitted when they are Owner/Admin or a manager of the project (the body names no other
+ * person). Everything happens in one IMMEDIATE transaction, so the 24-hour check and the insert
+ * see the same day even with other writers, and a refused request changes nothing.
  */
-export function createTimeEntry(handle: WorkspaceHandle, workspace: WorkspaceInfo, user: ActingUser, input: CreateInput, now: Date): CreateResult {
-  const st = handle.memo(timeEntryStatements);
-  return handle.db.transaction(
-    (tx) => {
-      const client = st.client.get({ id: input.client_id });
-      if (!client) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
-      const project = findProject(st, input.project_id);
-      if (project.clientId !== input.client_id) {
-        throw unprocessable('project_not_of_client', `The project ${project.id} does not belong to the client ${input.client_id}`);
-      }
-      const task = findTaskOfProject(st, input.task_id, project);
-      // An archived client takes no new work, like an archived project (invoices and new projects
-      // are refused for it too).
-      if (client.status !== 'active') {
-        throw unprocessable('client_archived', `The client "${client.name}" is archived; reactivate it to record time for it`);
-      }
-      assertProjectActive(project);
-      const projectUser = st.projectUser.get({ projectId: project.id, userId: user.id });
-      if (!projectUser) throw unprocessable('not_a_project_user', `${user.email} is not a user of the project "${project.name}"`);
-      const checklist = input.checklist_items ?? [];
-      assertChecklistItemsOfTask(st, task.id, checklist);
-      assertPlausibleDate(input.recorded_on, now, user.timeZone);
+export function createTimeEntry(scope: ActorScope, input: CreateInput): CreateOutput {
+  const st = scope.statements(timeEntryStatements);
+  const user = scope.actor;
+  return scope.write((tx) => {
+    const target = resolveTarget(st, input, user);
+    assertChecklistItemsOfTask(st, target.task.id, input.checklist_items ?? []);
+    assertPlausibleDate(input.recorded_on, scope.now, user.timeZone);
+    const lock = checkLock(target.project, input.recorded_on, user.timeZone, scope.now, {
+      requested: input.is_override,
+      permitted: mayManageProject(user, target.projectUser),
+    });
+    const seconds = roundUpSeconds(input.hours, target.project.timeRoundUpto);
+    assertWithinDay(st, user.id, input.recorded_on, seconds);
 
-      const lock = checkLock(project, input.recorded_on, user.timeZone, now, {
-        requested: input.is_override,
-        permitted: mayManageProject(user, projectUser),
-      });
-      const seconds = roundUpSeconds(input.hours, project.timeRoundUpto);
-      assertWithinDay(st, user.id, input.recorded_on, seconds);
-
-      const id = randomUUID();
-      const at = now.toISOString();
-      const status = initialStatus(project, task, projectUser);
-      const notes = input.notes ?? '';
-      st.insert.run({
-        id,
-        clientId: input.client_id,
-        projectId: project.id,
-        taskId: task.id,
-        userId: user.id,
-        recordedOn: input.recorded_on,
-        enteredSeconds: input.hours,
-        seconds,
-        notes,
-        metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-        status,
-        // true only when the entry really lies in a locked period (the flag on an open date is moot)
-        isOverride: lock.overriddenSince !== null,
-        createdAt: at,
-        updatedAt: at,
-      });
-      if (checklist.length > 0) {
-        tx.insert(timeEntryChecklistItems)
-          .values(checklist.map((c) => ({ timeEntryId: id, checklistItemId: c.id, isCompleted: c.is_completed })))
-          .run();
-      }
-      if (lock.overriddenSince) {
-        tx.insert(timeEntryOverrides)
-          .values({
-            id: randomUUID(),
-            timeEntryId: id,
-            projectId: project.id,
-            recordedOn: input.recorded_on,
-            actorId: user.id,
-            action: 'create',
-            lockedSince: lock.overriddenSince,
-            createdAt: at,
-          })
-          .run();
-      }
-      let mailQueued = false;
-      if (status === 'pending_approval' && project.notifyInstantly) {
-        const managers = st.managers.all({ projectId: project.id });
-        const line = {
-          id,
-          recordedOn: input.recorded_on,
-          seconds,
-          notes,
-          userName: `${user.firstName} ${user.lastName}`.trim(),
-          userEmail: user.email,
-          taskName: task.name,
-        };
-        mailQueued = queueApprovalRequests(tx, project, line, managers, user.id, now) > 0;
-      }
-      return {
-        mailQueued,
-        response: {
-          notice_code: 'time_entry_created',
-          organization_id: workspace.id,
-          subdomain: workspace.subdomain,
-          id,
-          hours: hoursOf(seconds),
-          notes,
-          task_id: task.id,
-          user_id: user.id,
-          user_email: user.email,
-          recorded_on: input.recorded_on,
-          status,
-          created_at: at,
-          updated_at: at,
-        },
-      };
-    },
-    { behavior: 'immediate' },
-  );
+    const entry: NewEntry = {
+      id: randomUUID(),
+      seconds,
+      notes: input.notes ?? '',
+      status: initialStatus(target.project, target.task, target.projectUser),
+      at: scope.now.toISOString(),
+    };
+    insertEntry(tx, st, input, user, target, entry, lock.overriddenSince);
+    if (entry.status === 'pending_approval' && target.project.notifyInstantly) {
+      const line = { id: entry.id, recordedOn: input.recorded_on, seconds, notes: entry.notes, userName: fullName(user), userEmail: user.email, taskName: target.task.name };
+      queueApprovalRequests(scope, tx, target.project, line, st.managers.all({ projectId: target.project.id }), user.id);
+    }
+    return {
+      notice_code: 'time_entry_created',
+      organization_id: scope.workspace.id,
+      subdomain: scope.workspace.subdomain,
+      id: entry.id,
+      hours: hoursOf(seconds),
+      notes: entry.notes,
+      task_id: target.task.id,
+      user_id: user.id,
+      user_email: user.email,
+      recorded_on: input.recorded_on,
+      status: entry.status,
+      created_at: entry.at,
+      updated_at: entry.at,
+    };
+  });
 }

@@ -1,11 +1,11 @@
 import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
 import { approvalDigests, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import type { WorkspaceHandle } from '../../workspaces/handle.ts';
-import { workspaceInfo } from '../../workspaces/info.ts';
+import type { Scope } from '../scope.ts';
+import { fullName } from '../team-members/records.ts';
 import { dayOfWeekContaining, localDateTime, mondayOf, type WeekDay } from '../time/calendar.ts';
 import { digestMail, type PendingEntryLine } from './approval-mail.ts';
-import { timeEntryStatements } from './statements.ts';
+import { timeEntryStatements } from './queries.ts';
 
 /** A digest lists this many entries at most; it says how many more there are. */
 export const DIGEST_MAX_LINES = 200;
@@ -36,10 +36,10 @@ export function dueDigestDate(now: Date, timeZone: string, day: WeekDay, time: s
  * project manager listing the entries awaiting approval, if there are any. Returns how many
  * messages were queued.
  */
-export function queueDueDigests(handle: WorkspaceHandle, now: Date): number {
-  const { db } = handle;
-  const { timeZone } = workspaceInfo(handle);
-  const st = handle.memo(timeEntryStatements);
+export function queueDueDigests(scope: Scope): number {
+  const { db, now } = scope;
+  const { timeZone } = scope.workspace;
+  const st = scope.statements(timeEntryStatements);
   const scheduled = db
     .select({ id: projects.id, name: projects.name, replyTo: projects.replyTo, day: projects.notificationDay, time: projects.notificationTime })
     .from(projects)
@@ -50,8 +50,7 @@ export function queueDueDigests(handle: WorkspaceHandle, now: Date): number {
     if (!project.day || !project.time) continue;
     const sentFor = dueDigestDate(now, timeZone, project.day, project.time);
     if (!sentFor) continue;
-    queued += db.transaction(
-      (tx) => {
+    queued += scope.write((tx) => {
         const claimed = tx.insert(approvalDigests).values({ projectId: project.id, sentFor, createdAt: now.toISOString() }).onConflictDoNothing().run();
         if (claimed.changes === 0) return 0;
         const pendingWhere = and(eq(timeEntries.projectId, project.id), eq(timeEntries.status, 'pending_approval'));
@@ -75,21 +74,15 @@ export function queueDueDigests(handle: WorkspaceHandle, now: Date): number {
           .orderBy(asc(timeEntries.recordedOn), asc(teamMembers.email), asc(timeEntries.createdAt))
           .limit(DIGEST_MAX_LINES)
           .all()
-          .map((r) => ({ ...r, userName: `${r.firstName} ${r.lastName}`.trim() }));
+          .map((r) => ({ ...r, userName: fullName(r) }));
         let n = 0;
         for (const manager of st.managers.all({ projectId: project.id })) {
           const mail = digestMail(project, manager, entries, total, mondayOf(sentFor));
-          enqueueMail(
-            tx,
-            { kind: 'approval_digest', to: { address: manager.email, name: `${manager.firstName} ${manager.lastName}`.trim() }, replyTo: project.replyTo, ...mail },
-            now,
-          );
+          enqueueMail(scope, tx, { kind: 'approval_digest', to: { address: manager.email, name: fullName(manager) }, replyTo: project.replyTo, ...mail });
           n++;
         }
         return n;
-      },
-      { behavior: 'immediate' },
-    );
+    });
   }
   return queued;
 }

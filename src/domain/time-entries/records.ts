@@ -1,7 +1,8 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { teamMembers, timeEntries, timeEntryChecklistItems } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
+import { groupBy, inIds } from '../queries.ts';
 import { hoursOf } from '../time/hours.ts';
 import type { TimeEntryRecord } from './schemas.ts';
 
@@ -34,18 +35,19 @@ export function getEntryRow(db: Db, id: string): TimeEntryRow {
   return row;
 }
 
-/** Full records for rows, with every checklist item fetched in one query (SQLite caps `IN` lists, so in chunks). */
+/** Full records for rows, with every checklist item fetched in one query. */
 export function toRecords(db: Db, rows: RowWithEmail[]): TimeEntryRecord[] {
-  const items = new Map<string, { id: string; is_completed: boolean }[]>();
-  const ids = rows.map((r) => r.id);
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    for (const c of db.select().from(timeEntryChecklistItems).where(inArray(timeEntryChecklistItems.timeEntryId, chunk)).all()) {
-      const list = items.get(c.timeEntryId) ?? [];
-      list.push({ id: c.checklistItemId, is_completed: c.isCompleted });
-      items.set(c.timeEntryId, list);
-    }
-  }
+  const checklist = db
+    .select()
+    .from(timeEntryChecklistItems)
+    .where(
+      inIds(
+        timeEntryChecklistItems.timeEntryId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .all();
+  const items = groupBy(checklist, (c) => c.timeEntryId);
   return rows.map((row) => ({
     id: row.id,
     client_id: row.clientId,
@@ -59,7 +61,7 @@ export function toRecords(db: Db, rows: RowWithEmail[]): TimeEntryRecord[] {
     entered_seconds: row.enteredSeconds,
     notes: row.notes,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
-    checklist_items: items.get(row.id) ?? [],
+    checklist_items: (items.get(row.id) ?? []).map((c) => ({ id: c.checklistItemId, is_completed: c.isCompleted })),
     status: row.status,
     is_override: row.isOverride,
     invoice_id: row.invoiceId,
@@ -69,17 +71,7 @@ export function toRecords(db: Db, rows: RowWithEmail[]): TimeEntryRecord[] {
 }
 
 export function recordsByIds(db: Db, ids: string[]): TimeEntryRecord[] {
-  const rows: RowWithEmail[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
-    rows.push(
-      ...db
-        .select(rowWithEmailColumns)
-        .from(timeEntries)
-        .innerJoin(teamMembers, eq(teamMembers.id, timeEntries.userId))
-        .where(inArray(timeEntries.id, ids.slice(i, i + 500)))
-        .all(),
-    );
-  }
+  const rows = db.select(rowWithEmailColumns).from(timeEntries).innerJoin(teamMembers, eq(teamMembers.id, timeEntries.userId)).where(inIds(timeEntries.id, ids)).all();
   const order = new Map(ids.map((id, i) => [id, i]));
   rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   return toRecords(db, rows);

@@ -1,9 +1,10 @@
 import { AppError, forbidden, invalidField, notFound, unprocessable } from '../../errors.ts';
-import { isAdmin, type ActingUser } from '../team-members/acting-user.ts';
+import { isAdmin } from '../access.ts';
+import type { ActingUser } from '../team-members/acting-user.ts';
 import { addDays, localDate } from '../time/calendar.ts';
 import { hoursOf, MAX_DAY_SECONDS } from '../time/hours.ts';
 import { lockStateOf } from '../time/autolock.ts';
-import type { ProjectFacts, ProjectUserFacts, TaskFacts, TimeEntryStatements } from './statements.ts';
+import type { ProjectFacts, ProjectUserFacts, TaskFacts, TimeEntryStatements } from './queries.ts';
 
 /** Entries may be dated up to a year ahead (planned work), not further: that is a typo. */
 export const MAX_DAYS_AHEAD = 366;

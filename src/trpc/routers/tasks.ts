@@ -1,5 +1,5 @@
+import { listTasks } from '../../domain/projects/list-tasks.ts';
 import { listTasksInput, listTasksOutput } from '../../domain/projects/schemas.ts';
-import { listTasks } from '../../domain/projects/tasks.ts';
 import { router, workspaceProcedure } from '../init.ts';
 
 export const tasksRouter = router({
@@ -7,5 +7,5 @@ export const tasksRouter = router({
   list: workspaceProcedure
     .input(listTasksInput)
     .output(listTasksOutput)
-    .query(({ ctx, input }) => listTasks(ctx.handle, input)),
+    .query(({ ctx, input }) => listTasks(ctx.scope, input)),
 });

@@ -1,12 +1,6 @@
-import {
-  listInput,
-  listOutput,
-  listPageInput,
-  listPageOutput,
-  updateInput,
-  updateOutput,
-} from '../../domain/team-members/schemas.ts';
-import { listTeamMemberPage, listTeamMembers, updateTeamMember } from '../../domain/team-members/members.ts';
+import { listTeamMemberPage, listTeamMembers } from '../../domain/team-members/list.ts';
+import { listInput, listOutput, listPageInput, listPageOutput, updateInput, updateOutput } from '../../domain/team-members/schemas.ts';
+import { updateTeamMember } from '../../domain/team-members/update.ts';
 import { router, workspaceProcedure } from '../init.ts';
 
 export const teamMembersRouter = router({
@@ -14,15 +8,15 @@ export const teamMembersRouter = router({
   listPage: workspaceProcedure
     .input(listPageInput)
     .output(listPageOutput)
-    .query(({ ctx, input }) => listTeamMemberPage((b) => ctx.handle.memo(b), input)),
+    .query(({ ctx, input }) => listTeamMemberPage(ctx.scope, input)),
   /** For TypeScript clients: keyset pagination and `updated_since`. */
   list: workspaceProcedure
     .input(listInput)
     .output(listOutput)
-    .query(({ ctx, input }) => listTeamMembers(ctx.db, input)),
+    .query(({ ctx, input }) => listTeamMembers(ctx.scope, input)),
   /** Endpoint 18. */
   update: workspaceProcedure
     .input(updateInput)
     .output(updateOutput)
-    .mutation(({ ctx, input }) => ({ team_member: updateTeamMember(ctx.db, input, ctx.clock()) })),
+    .mutation(({ ctx, input }) => updateTeamMember(ctx.scope, input)),
 });

@@ -1,6 +1,6 @@
-import { decideTimeEntries } from '../../domain/time-entries/approvals.ts';
 import { createTimeEntry } from '../../domain/time-entries/create.ts';
-import { deleteTimeEntry, updateTimeEntry } from '../../domain/time-entries/edit.ts';
+import { approveTimeEntries, rejectTimeEntries } from '../../domain/time-entries/decide.ts';
+import { deleteTimeEntry } from '../../domain/time-entries/delete.ts';
 import { listOverrides, listTimeEntries } from '../../domain/time-entries/list.ts';
 import {
   approveOutput,
@@ -17,6 +17,7 @@ import {
   updateInput,
   updateOutput,
 } from '../../domain/time-entries/schemas.ts';
+import { updateTimeEntry } from '../../domain/time-entries/update.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
 export const timeEntriesRouter = router({
@@ -24,49 +25,32 @@ export const timeEntriesRouter = router({
   create: actingUserProcedure
     .input(createInput)
     .output(createOutput)
-    .mutation(({ ctx, input }) => {
-      const result = createTimeEntry(ctx.handle, ctx.workspace, ctx.actor, input, ctx.clock());
-      if (result.mailQueued) ctx.notifyOutbox();
-      return result.response;
-    }),
+    .mutation(({ ctx, input }) => createTimeEntry(ctx.scope, input)),
   list: workspaceProcedure
     .input(listInput)
     .output(listOutput)
-    .query(({ ctx, input }) => listTimeEntries(ctx.db, input)),
+    .query(({ ctx, input }) => listTimeEntries(ctx.scope, input)),
   /** `email` is the person making the change: the entry's user, a project manager, Owner or Admin. */
   update: actingUserProcedure
     .input(updateInput)
     .output(updateOutput)
-    .mutation(({ ctx, input }) => {
-      const result = updateTimeEntry(ctx.handle, ctx.actor, input, ctx.clock());
-      if (result.mailQueued) ctx.notifyOutbox();
-      return { notice_code: 'time_entry_updated' as const, time_entry: result.value };
-    }),
+    .mutation(({ ctx, input }) => updateTimeEntry(ctx.scope, input)),
   delete: actingUserProcedure
     .input(deleteInput)
     .output(deleteOutput)
-    .mutation(({ ctx, input }) => ({
-      notice_code: 'time_entry_deleted' as const,
-      time_entry_id: deleteTimeEntry(ctx.handle, ctx.actor, input, ctx.clock()),
-    })),
+    .mutation(({ ctx, input }) => deleteTimeEntry(ctx.scope, input)),
   /** `email` is the approver: a manager of each entry's project, an Owner or an Admin. */
   approve: actingUserProcedure
     .input(decisionInput)
     .output(approveOutput)
-    .mutation(({ ctx, input }) => ({
-      notice_code: 'time_entries_approved' as const,
-      time_entries: decideTimeEntries(ctx.handle, ctx.actor, input, 'approve', ctx.clock()),
-    })),
+    .mutation(({ ctx, input }) => approveTimeEntries(ctx.scope, input)),
   reject: actingUserProcedure
     .input(decisionInput)
     .output(rejectOutput)
-    .mutation(({ ctx, input }) => ({
-      notice_code: 'time_entries_rejected' as const,
-      time_entries: decideTimeEntries(ctx.handle, ctx.actor, input, 'reject', ctx.clock()),
-    })),
+    .mutation(({ ctx, input }) => rejectTimeEntries(ctx.scope, input)),
   /** The autolock override log, newest last. */
   overrides: workspaceProcedure
     .input(overridesInput)
     .output(overridesOutput)
-    .query(({ ctx, input }) => listOverrides(ctx.db, input)),
+    .query(({ ctx, input }) => listOverrides(ctx.scope, input)),
 });

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { count } from 'drizzle-orm';
-import { roles, teamMembers, workspace } from '../db/schema/index.ts';
-import { BUILT_IN_ROLES } from '../domain/roles.ts';
-import { createTeamMember } from '../domain/team-members/members.ts';
-import type { TeamMemberRecord } from '../domain/team-members/schemas.ts';
-import { email, timeZone } from '../domain/fields.ts';
-import { AppError, invalidField } from '../errors.ts';
-import { isValidSubdomain } from './host.ts';
-import { createApiKey } from './keys.ts';
-import type { WorkspaceRegistry } from './registry.ts';
+import { roles, teamMembers, workspace } from '../../db/schema/index.ts';
+import { AppError, invalidField } from '../../errors.ts';
+import { isValidSubdomain } from '../../workspaces/host.ts';
+import { createApiKey } from '../../workspaces/keys.ts';
+import type { WorkspaceRegistry } from '../../workspaces/registry.ts';
+import { email, timeZone } from '../fields.ts';
+import { BUILT_IN_ROLES } from '../roles.ts';
+import { insertTeamMember } from '../team-members/create.ts';
+import type { TeamMemberRecord } from '../team-members/schemas.ts';
 
 export interface NewWorkspace {
   subdomain: string;
@@ -53,10 +53,10 @@ export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorksp
       tx.insert(roles)
         .values(BUILT_IN_ROLES.map((name) => ({ name, createdAt: at })))
         .run();
-      const owner = createTeamMember(
+      const owner = insertTeamMember(
         tx,
         { email: ownerEmail.data, first_name: input.owner.firstName, last_name: input.owner.lastName, organization_role: 'Owner', time_zone: zone.data },
-        { timeZone: zone.data },
+        zone.data,
         now,
       );
       const key = createApiKey(tx, { label: 'owner', now });

@@ -6,7 +6,7 @@ const p = sql.placeholder;
 
 /**
  * The prepared statements of the time entry write path, built once per open workspace file
- * (`handle.memo(timeEntryStatements)`): creating an entry is these indexed lookups and one insert.
+ * (`scope.statements(timeEntryStatements)`): creating an entry is these indexed lookups and one insert.
  */
 export const timeEntryStatements = (db: Database) => ({
   client: db.select({ id: clients.id, name: clients.name, status: clients.status }).from(clients).where(eq(clients.id, p('id'))).prepare(),

@@ -1,0 +1,43 @@
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.ts';
+import { invoices, outbox } from '../../db/schema/index.ts';
+
+/** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
+export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
+/**
+ * A message cancelled before delivery (invoice voided or paid, recipient deleted) is `failed` with
+ * a last_error starting with this; unlike a real failure it does not hold an invoice in `sending`.
+ */
+export const CANCELLED_PREFIX = 'cancelled:';
+
+/**
+ * Called by the mail worker in the transaction that records a message's outcome: once none of an
+ * invoice's messages is still open (pending, or failed for a reason other than a cancellation), a
+ * `sending` invoice becomes `sent`, or `draft` again when every client message was cancelled,
+ * since then the client never received it.
+ */
+export function settleInvoiceDelivery(tx: Db, invoiceId: string, at: string): void {
+  const open = tx
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.invoiceId, invoiceId),
+        inArray(outbox.kind, INVOICE_SENDING_KINDS),
+        or(eq(outbox.status, 'pending'), and(eq(outbox.status, 'failed'), sql`coalesce(${outbox.lastError}, '') NOT LIKE ${`${CANCELLED_PREFIX}%`}`)),
+      ),
+    )
+    .limit(1)
+    .get();
+  if (open) return;
+  const delivered = tx
+    .select({ id: outbox.id })
+    .from(outbox)
+    .where(and(eq(outbox.invoiceId, invoiceId), eq(outbox.kind, 'invoice'), eq(outbox.status, 'sent')))
+    .limit(1)
+    .get();
+  tx.update(invoices)
+    .set(delivered ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
+    .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'sending')))
+    .run();
+}

@@ -1,0 +1,110 @@
+import type { Database, Transaction } from '../db/index.ts';
+import type { WorkspaceInfo } from '../workspaces/info.ts';
+import type { ActingUser } from './team-members/acting-user.ts';
+
+/**
+ * The one calling convention of the domain: every operation is `operation(scope, input)`.
+ *
+ * A scope is built once per call by whoever makes the call (the procedure middleware for both doors,
+ * a job's pass, the command line). It carries the workspace's database and facts, the acting user
+ * when there is one, the instant the call happens at, and where links point. The operation owns its
+ * transaction (`write`) and its authorization, and returns the API object; work that must follow
+ * the commit (waking the mail outbox) is registered with `after` and run by the caller once the
+ * operation has returned, so no door has to remember it.
+ */
+export interface Scope {
+  readonly db: Database;
+  readonly workspace: WorkspaceInfo;
+  /**
+   * The team member the call acts for. Null when the call carries only the workspace's API key and
+   * names no person: the key then speaks for the workspace (what the REST contract allows without
+   * an `email`).
+   */
+  readonly actor: ActingUser | null;
+  /** The instant of this call; every rule reads time from here, so tests can set it. */
+  readonly now: Date;
+  readonly links: Links;
+  /** A value built once per open workspace file, e.g. a module's prepared statements. */
+  statements<T>(build: (db: Database) => T): T;
+  /**
+   * Runs `work` in one write transaction (BEGIN IMMEDIATE), so a refused call changes nothing and
+   * concurrent writers are serialised. Calls nest: an inner `write` joins the outer transaction.
+   */
+  write<T>(work: (tx: Transaction) => T): T;
+  /** Asks for work to follow the commit, e.g. `after('outbox')` once mail was queued. */
+  after(effect: Effect): void;
+}
+
+/** A scope whose call names a person (the body's `email`, or a signed-in session). */
+export interface ActorScope extends Scope {
+  readonly actor: ActingUser;
+}
+
+/** Background work a committed change can ask for. */
+export type Effect = 'outbox';
+
+export interface Links {
+  /** The base URL of this workspace's public pages (invoice links in mail and PDFs). */
+  publicBase: string;
+  /** The domain of every Message-ID this workspace's mail carries. */
+  messageIdDomain: string;
+}
+
+/** What a caller knows when it opens a scope. */
+export interface ScopeSource {
+  db: Database;
+  memo: <T>(build: (db: Database) => T) => T;
+  workspace: WorkspaceInfo;
+  now: Date;
+  links: Links;
+  actor?: ActingUser | null;
+}
+
+export interface OpenScope {
+  scope: Scope;
+  /** Hands the effects the call registered to `run`; call it once the operation has returned. */
+  settle(): void;
+}
+
+export function openScope(source: ScopeSource, run: (effect: Effect) => void): OpenScope {
+  const effects = new Set<Effect>();
+  let current: Transaction | null = null;
+  const scope: Scope = {
+    db: source.db,
+    workspace: source.workspace,
+    actor: source.actor ?? null,
+    now: source.now,
+    links: source.links,
+    statements: source.memo,
+    write(work) {
+      if (current) return work(current);
+      return source.db.transaction(
+        (tx) => {
+          current = tx;
+          try {
+            return work(tx);
+          } finally {
+            current = null;
+          }
+        },
+        { behavior: 'immediate' },
+      );
+    },
+    after(effect) {
+      effects.add(effect);
+    },
+  };
+  return {
+    scope,
+    settle() {
+      for (const effect of effects) run(effect);
+      effects.clear();
+    },
+  };
+}
+
+/** The same scope, acting for `actor` (found by the door from the body's `email` or the session). */
+export const withActor = (scope: Scope, actor: ActingUser): ActorScope => ({ ...scope, actor });
+
+/** The same scope at another instant (seeders spread their rows over time so listings show an order). */
+export const atTime = <S extends Scope>(scope: S, now: Date): S => ({ ...scope, now });

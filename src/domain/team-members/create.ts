@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { Db } from '../../db/index.ts';
+import { teamMembers } from '../../db/schema/index.ts';
+import { requireAdmin } from '../access.ts';
+import type { Scope } from '../scope.ts';
+import { assertEmailFree, assertRoleExists } from './queries.ts';
+import { toTeamMemberRecord, type TeamMemberRow } from './records.ts';
+import type { createInput, TeamMemberRecord } from './schemas.ts';
+
+export type NewTeamMember = z.output<typeof createInput>;
+
+/**
+ * Inserts a team member inside the caller's transaction. Workspace creation uses it for the Owner,
+ * before the workspace has any other member to act.
+ */
+export function insertTeamMember(tx: Db, input: NewTeamMember, defaultTimeZone: string, now: Date): TeamMemberRecord {
+  assertEmailFree(tx, input.email);
+  assertRoleExists(tx, input.organization_role);
+  const at = now.toISOString();
+  const row: TeamMemberRow = {
+    id: randomUUID(),
+    email: input.email,
+    firstName: input.first_name,
+    lastName: input.last_name,
+    timeZone: input.time_zone ?? defaultTimeZone,
+    profileImageUrl: '',
+    active: true,
+    organizationRole: input.organization_role,
+    createdAt: at,
+    updatedAt: at,
+  };
+  tx.insert(teamMembers).values(row).run();
+  return toTeamMemberRecord(row);
+}
+
+/** Adds a team member (the command line's `member add`); the time zone defaults to the workspace's. */
+export function createTeamMember(scope: Scope, input: NewTeamMember): TeamMemberRecord {
+  requireAdmin(scope, 'add team members');
+  return scope.write((tx) => insertTeamMember(tx, input, scope.workspace.timeZone, scope.now));
+}

@@ -1,0 +1,36 @@
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import { teamMembers } from '../../db/schema/index.ts';
+import { AppError } from '../../errors.ts';
+import { requireAdmin } from '../access.ts';
+import type { Scope } from '../scope.ts';
+import { activeOwnerCount, assertEmailFree, assertRoleExists, getTeamMember } from './queries.ts';
+import { toTeamMemberRecord } from './records.ts';
+import type { updateInput, updateOutput } from './schemas.ts';
+
+/** Endpoint 18, PATCH semantics: only the given fields change. A workspace always keeps one active Owner. */
+export function updateTeamMember(scope: Scope, input: z.output<typeof updateInput>): z.output<typeof updateOutput> {
+  requireAdmin(scope, 'change team members');
+  return scope.write((tx) => {
+    const current = getTeamMember(tx, input.team_member_id);
+    if (input.email !== undefined) assertEmailFree(tx, input.email, current.id);
+    if (input.organization_role !== undefined) assertRoleExists(tx, input.organization_role);
+    const next = {
+      ...current,
+      ...(input.email !== undefined && { email: input.email }),
+      ...(input.first_name !== undefined && { firstName: input.first_name }),
+      ...(input.last_name !== undefined && { lastName: input.last_name }),
+      ...(input.time_zone !== undefined && { timeZone: input.time_zone }),
+      ...(input.organization_role !== undefined && { organizationRole: input.organization_role }),
+      ...(input.active !== undefined && { active: input.active }),
+    };
+    const wasActiveOwner = current.active && current.organizationRole === 'Owner';
+    const staysActiveOwner = next.active && next.organizationRole === 'Owner';
+    if (wasActiveOwner && !staysActiveOwner && activeOwnerCount(tx) <= 1) {
+      throw new AppError('unprocessable', 'last_owner', 'This is the last active Owner of the workspace; make someone else Owner first');
+    }
+    next.updatedAt = scope.now.toISOString();
+    tx.update(teamMembers).set(next).where(eq(teamMembers.id, current.id)).run();
+    return { team_member: toTeamMemberRecord(next) };
+  });
+}
