@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.ts';
 import { publicUrlFor, type Config } from './config.ts';
-import { openScope, type Effect, type OpenScope } from './domain/scope.ts';
+import { openScope, type Effect, type OpenScope, type Scope } from './domain/scope.ts';
 import type { ActingUser } from './domain/team-members/acting-user.ts';
 import { createLogger } from './logger.ts';
 import type { WorkspaceHandle } from './workspaces/handle.ts';
@@ -56,4 +56,12 @@ export function openWorkspaceScope(services: AppServices, handle: WorkspaceHandl
     },
     (effect) => services.wake(effect, handle.subdomain),
   );
+}
+
+/** Runs one domain operation now, in a scope of its own, then starts what it asked for (mail). */
+export function runInScope<T>(services: AppServices, handle: WorkspaceHandle, operation: (scope: Scope) => T): T {
+  const open = openWorkspaceScope(services, handle);
+  const result = operation(open.scope);
+  open.settle();
+  return result;
 }

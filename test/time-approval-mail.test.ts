@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const services = () => ({ ...env.services, wake: () => void kicks++ });
+const services = () => ({ ...env.services, wake: (job: string) => void (job === 'outbox' && kicks++) });
 const runJob = () => runJobOnce(approvalDigestJob, services());
 const mails = (kind: string) => ws.handle.db.select().from(outbox).where(eq(outbox.kind, kind)).all();
 

@@ -41,7 +41,7 @@ export interface ActorScope extends Scope {
 }
 
 /** Background work a committed change can ask for. */
-export type Effect = 'outbox';
+export type Effect = 'outbox' | 'webhooks';
 
 export interface Links {
   /** The base URL of this workspace's public pages (invoice links in mail and PDFs). */

@@ -22,9 +22,9 @@ export interface StatusChange<S extends string> {
 /**
  * The one bulk status change (clients' and projects' `update_status`). Rows already in the target
  * status are not touched, so their `updated_at` keeps saying when they last really changed. Returns
- * how many rows moved.
+ * the ids of the rows that moved.
  */
-export function changeStatus<S extends string>(tx: Db, change: StatusChange<S>): number {
+export function changeStatus<S extends string>(tx: Db, change: StatusChange<S>): string[] {
   const ids = [...new Set(change.ids)];
   const { table } = change;
   const found = tx.all<{ id: string }>(sql`SELECT ${table.id} AS id FROM ${table} WHERE ${inIds(table.id, ids)}`);
@@ -35,8 +35,10 @@ export function changeStatus<S extends string>(tx: Db, change: StatusChange<S>):
   if (missing.length > 0) throw missingIdsError(change.resource, missing);
   change.authorize?.(ids);
   const onlyFrom = change.from === undefined ? sql`` : sql` AND ${table.status} = ${change.from}`;
-  return tx.run(
-    sql`UPDATE ${table} SET "status" = ${change.to}, "updated_at" = ${change.at}
-         WHERE ${inIds(table.id, ids)} AND ${table.status} <> ${change.to}${onlyFrom}`,
-  ).changes;
+  return tx
+    .all<{ id: string }>(
+      sql`UPDATE ${table} SET "status" = ${change.to}, "updated_at" = ${change.at}
+           WHERE ${inIds(table.id, ids)} AND ${table.status} <> ${change.to}${onlyFrom} RETURNING "id"`,
+    )
+    .map((r) => r.id);
 }

@@ -1,5 +1,6 @@
 import { queueDueDigests } from '../domain/time-entries/digest.ts';
-import { runInScope, type Job } from './runner.ts';
+import { runInScope } from '../services.ts';
+import type { Job } from './runner.ts';
 
 /**
  * The weekly digest of time awaiting approval. It runs every minute; the schedule itself (each

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import type { Scope } from '../domain/scope.ts';
-import { openWorkspaceScope, type AppServices } from '../services.ts';
+import type { AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 
 /** A periodic task over every workspace (reminders, digests, mail delivery). */
@@ -13,14 +12,6 @@ export interface Job {
    * passes leave it closed until then. Kicks always run.
    */
   run(handle: WorkspaceHandle, services: AppServices): Promise<number | void> | number | void;
-}
-
-/** Runs a domain operation of a job's pass in a scope of its own, then starts what it asked for (mail). */
-export function runInScope<T>(services: AppServices, handle: WorkspaceHandle, operation: (scope: Scope) => T): T {
-  const open = openWorkspaceScope(services, handle);
-  const result = operation(open.scope);
-  open.settle();
-  return result;
 }
 
 /** Per job: workspaces with no work before the given time (ms on the service clock). */

@@ -7,7 +7,7 @@ import { findInvoice } from '../domain/invoices/queries.ts';
 import { CANCELLED_PREFIX, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
 import type { Scope } from '../domain/scope.ts';
 import { invoicePdfFileName } from '../pdf/invoice.ts';
-import { openWorkspaceScope, type AppServices } from '../services.ts';
+import { openWorkspaceScope, runInScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { createMailTransport, type MailTransport } from './transport.ts';
 
@@ -66,14 +66,14 @@ export function nextDueAt(db: Database): number {
 }
 
 /** Marks a delivered message sent and, when it was the invoice's last one, the invoice `sent`. */
-function recordSent(db: Database, row: OutboxRow, now: Date): void {
-  const at = now.toISOString();
-  db.transaction((tx) => {
+function recordSent(scope: Scope, row: OutboxRow): void {
+  const at = scope.now.toISOString();
+  scope.write((tx) => {
     tx.update(outbox)
       .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null })
       .where(eq(outbox.id, row.id))
       .run();
-    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(tx, row.invoiceId, at);
+    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
   });
 }
 
@@ -81,22 +81,18 @@ function recordSent(db: Database, row: OutboxRow, now: Date): void {
  * A client message whose recipient was deleted after it was queued is not delivered (DESIGN.md §5:
  * a deleted recipient gets no mail): it is cancelled, and the invoice settles on the rest.
  */
-function cancelIfRecipientGone(db: Database, row: OutboxRow, now: Date): boolean {
+function cancelIfRecipientGone(scope: Scope, row: OutboxRow): boolean {
   if (!row.recipientId || !RECIPIENT_KINDS.includes(row.kind)) return false;
-  const at = now.toISOString();
-  return db.transaction(
-    (tx) => {
+  return scope.write((tx) => {
       const recipient = tx.select({ deleted: recipients.deleted }).from(recipients).where(eq(recipients.id, row.recipientId!)).get();
       if (recipient && !recipient.deleted) return false;
       tx.update(outbox)
         .set({ status: 'failed', lastError: `${CANCELLED_PREFIX} the recipient was deleted before delivery`, claimedAt: null })
         .where(eq(outbox.id, row.id))
         .run();
-      if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(tx, row.invoiceId, at);
+      if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
       return true;
-    },
-    { behavior: 'immediate' },
-  );
+  });
 }
 
 function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): 'retry' | 'failed' {
@@ -165,7 +161,7 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
       }
       const row = claimOne(db, services.clock());
       if (!row) break;
-      if (cancelIfRecipientGone(db, row, services.clock())) {
+      if (runInScope(services, handle, (scope) => cancelIfRecipientGone(scope, row))) {
         result.cancelled++;
         continue;
       }
@@ -180,7 +176,7 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
         services.logger.warn({ err, outbox_id: row.id, workspace: handle.subdomain, outcome }, 'mail delivery failed');
         continue;
       }
-      recordSent(db, row, services.clock());
+      runInScope(services, handle, (scope) => recordSent(scope, row));
       result.sent++;
     }
   } finally {

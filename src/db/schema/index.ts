@@ -4,3 +4,4 @@ export * from './projects.ts';
 export * from './time-entries.ts';
 export * from './invoices.ts';
 export * from './outbox.ts';
+export * from './events.ts';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { clients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { clientIdentifier } from './queries.ts';
 import { toClientRecord, type ClientRow } from './records.ts';
@@ -29,6 +30,8 @@ export function createClient(scope: Scope, input: z.output<typeof createInput>):
       updatedAt: at,
     };
     tx.insert(clients).values(row).run();
-    return { client: toClientRecord(row, scope.workspace.id) };
+    const client = toClientRecord(row, scope.workspace.id);
+    recordEvent(scope, tx, 'client.created', { client });
+    return { client };
   });
 }

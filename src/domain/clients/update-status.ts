@@ -1,8 +1,12 @@
 import type { z } from 'zod';
+import { getTableColumns } from 'drizzle-orm';
 import { clients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
+import { inIds } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { changeStatus } from '../status-change.ts';
+import { toClientRecord } from './records.ts';
 import type { updateStatusInput } from './schemas.ts';
 
 /**
@@ -12,6 +16,8 @@ import type { updateStatusInput } from './schemas.ts';
 export function updateClientStatus(scope: Scope, input: z.output<typeof updateStatusInput>): void {
   requireAdmin(scope, 'archive or reactivate clients');
   scope.write((tx) => {
-    changeStatus(tx, { resource: 'client', table: clients, ids: input.client_ids, to: input.status, at: scope.now.toISOString() });
+    const moved = changeStatus(tx, { resource: 'client', table: clients, ids: input.client_ids, to: input.status, at: scope.now.toISOString() });
+    const rows = moved.length ? tx.select(getTableColumns(clients)).from(clients).where(inIds(clients.id, moved)).all() : [];
+    for (const row of rows) recordEvent(scope, tx, 'client.status_changed', { client: toClientRecord(row, scope.workspace.id) });
   });
 }

@@ -2,9 +2,10 @@ import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { clients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { assertCurrencyFree, getClientRow } from './queries.ts';
-import type { ClientRow } from './records.ts';
+import { toClientRecord, type ClientRow } from './records.ts';
 import type { updateInput, updateOutput } from './schemas.ts';
 
 /**
@@ -29,10 +30,9 @@ export function updateClient(scope: Scope, input: z.output<typeof updateInput>):
     };
     if (Object.keys(changes).length > 0) {
       if (changes.currency !== undefined && changes.currency !== current.currency) assertCurrencyFree(tx, current.id);
-      tx.update(clients)
-        .set({ ...changes, updatedAt: scope.now.toISOString() })
-        .where(eq(clients.id, current.id))
-        .run();
+      const next = { ...current, ...changes, updatedAt: scope.now.toISOString() };
+      tx.update(clients).set(next).where(eq(clients.id, current.id)).run();
+      recordEvent(scope, tx, 'client.updated', { client: toClientRecord(next, scope.workspace.id) });
     }
     return { notice_code: 'client_updated', client_id: current.id };
   });

@@ -4,6 +4,7 @@ import type { Transaction } from '../../db/index.ts';
 import { clients, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects } from '../../db/schema/index.ts';
 import { conflict, invalidField, notFound, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { ClientRow } from '../clients/records.ts';
 import { inIds, isUniqueViolation } from '../queries.ts';
 import { findLiveRecipients } from '../recipients/queries.ts';
@@ -161,7 +162,9 @@ export function createInvoice(scope: ActorScope, input: CreateInput): z.output<t
           replyTo: replyToFor(tx, row.id),
         });
       }
-      return { notice_code: 'invoice_created', invoice: toInvoiceRecord(row, scope.workspace.id) };
+      const invoice = toInvoiceRecord(row, scope.workspace.id);
+      recordEvent(scope, tx, 'invoice.created', { invoice });
+      return { notice_code: 'invoice_created', invoice };
     });
   } catch (err) {
     // Two requests with the same new number can both pass the read above; the index decides.

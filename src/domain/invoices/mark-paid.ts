@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { invoices, outbox } from '../../db/schema/index.ts';
 import { unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
 import { toInvoiceSummary } from './records.ts';
@@ -25,6 +26,8 @@ export function markInvoicePaid(scope: Scope, input: z.output<typeof invoiceIdIn
       .set({ status: 'failed', lastError: 'cancelled: the invoice was paid before delivery', claimedAt: null })
       .where(and(eq(outbox.invoiceId, row.id), eq(outbox.kind, 'invoice_reminder'), eq(outbox.status, 'pending')))
       .run();
-    return { invoice: toInvoiceSummary({ ...row, status: 'paid', paidAt: at, updatedAt: at }, scope.workspace.id, scope.links.publicBase) };
+    const invoice = toInvoiceSummary({ ...row, status: 'paid', paidAt: at, updatedAt: at }, scope.workspace.id, scope.links.publicBase);
+    recordEvent(scope, tx, 'invoice.paid', { invoice });
+    return { invoice };
   });
 }

@@ -1,6 +1,9 @@
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { invoices, outbox } from '../../db/schema/index.ts';
+import { recordEvent } from '../events.ts';
+import type { Scope } from '../scope.ts';
+import { toInvoiceSummary } from './records.ts';
 
 /** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
 export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
@@ -16,7 +19,8 @@ export const CANCELLED_PREFIX = 'cancelled:';
  * `sending` invoice becomes `sent`, or `draft` again when every client message was cancelled,
  * since then the client never received it.
  */
-export function settleInvoiceDelivery(tx: Db, invoiceId: string, at: string): void {
+export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): void {
+  const at = scope.now.toISOString();
   const open = tx
     .select({ id: outbox.id })
     .from(outbox)
@@ -36,8 +40,11 @@ export function settleInvoiceDelivery(tx: Db, invoiceId: string, at: string): vo
     .where(and(eq(outbox.invoiceId, invoiceId), eq(outbox.kind, 'invoice'), eq(outbox.status, 'sent')))
     .limit(1)
     .get();
-  tx.update(invoices)
+  const [settled] = tx
+    .update(invoices)
     .set(delivered ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
     .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'sending')))
-    .run();
+    .returning()
+    .all();
+  if (settled?.status === 'sent') recordEvent(scope, tx, 'invoice.sent', { invoice: toInvoiceSummary(settled, scope.workspace.id, scope.links.publicBase) });
 }

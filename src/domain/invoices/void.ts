@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { invoices, outbox, timeEntries } from '../../db/schema/index.ts';
 import { unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
 import { toInvoiceSummary } from './records.ts';
@@ -29,6 +30,8 @@ export function voidInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>
       .set({ status: 'failed', lastError: 'cancelled: the invoice was voided before delivery', claimedAt: null })
       .where(and(eq(outbox.invoiceId, row.id), eq(outbox.status, 'pending')))
       .run();
-    return { invoice: toInvoiceSummary({ ...row, status: 'void', voidedAt: at, updatedAt: at }, scope.workspace.id, scope.links.publicBase) };
+    const invoice = toInvoiceSummary({ ...row, status: 'void', voidedAt: at, updatedAt: at }, scope.workspace.id, scope.links.publicBase);
+    recordEvent(scope, tx, 'invoice.voided', { invoice });
+    return { invoice };
   });
 }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { clients, projects, projectUsers } from '../../db/schema/index.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import { insertMany } from '../queries.ts';
 import type { ActorScope } from '../scope.ts';
 import { nextProjectIdentifier } from './identifiers.ts';
@@ -57,6 +58,8 @@ export function createProject(scope: ActorScope, input: z.output<typeof createPr
     tx.insert(projects).values(row).run();
     applyTaskPlan(tx, taskPlan);
     insertMany(tx, projectUsers, users);
-    return { notice_code: 'project_created', project: toProjectRecord(loadProjectWithTasks(scope, id)) };
+    const project = toProjectRecord(loadProjectWithTasks(scope, id));
+    recordEvent(scope, tx, 'project.created', { project });
+    return { notice_code: 'project_created', project };
   });
 }

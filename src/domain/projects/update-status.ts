@@ -3,8 +3,11 @@ import type { z } from 'zod';
 import { projects, projectUsers } from '../../db/schema/index.ts';
 import { forbidden, invalidField } from '../../errors.ts';
 import { actsAsAdmin, requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import { inIds } from '../queries.ts';
 import type { ActorScope } from '../scope.ts';
+import { loadProjectsWithTasks } from './queries.ts';
+import { toProjectRecord } from './records.ts';
 import { changeStatus } from '../status-change.ts';
 import type { updateStatusInput, updateStatusOutput } from './schemas.ts';
 
@@ -23,11 +26,15 @@ export function updateProjectStatus(scope: ActorScope, input: z.output<typeof up
   const from = input.filter?.status;
   const at = scope.now.toISOString();
   return scope.write((tx) => {
+    const announce = (moved: string[]) => {
+      for (const project of loadProjectsWithTasks(tx, moved)) recordEvent(scope, tx, 'project.status_changed', { project: toProjectRecord(project) });
+      return { custom_message: statusMessage(moved.length, to) };
+    };
     if (input.filter?.consider_all_projects === true) {
       requireAdmin(scope, 'change the status of every project');
       const all = tx.select({ id: projects.id }).from(projects).all();
       const moved = changeStatus(tx, { resource: 'project', table: projects, ids: all.map((p) => p.id), to, from, at });
-      return { custom_message: statusMessage(moved, to) };
+      return announce(moved);
     }
     if (input.project_ids.length === 0) throw invalidField('project_ids', 'must list at least one project id (or set filter.consider_all_projects)');
     const moved = changeStatus(tx, {
@@ -47,6 +54,6 @@ export function updateProjectStatus(scope: ActorScope, input: z.output<typeof up
         if (managed < ids.length) throw forbidden('Only an Owner, an Admin or a project manager of every listed project may change their status');
       },
     });
-    return { custom_message: statusMessage(moved, to) };
+    return announce(moved);
   });
 }

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { projects } from '../../db/schema/index.ts';
+import { recordEvent } from '../events.ts';
 import type { ActorScope } from '../scope.ts';
 import { requireProjectManager } from './access.ts';
 import { Problems } from './problems.ts';
@@ -57,6 +58,8 @@ export function updateProject(scope: ActorScope, input: z.output<typeof updatePr
       .where(eq(projects.id, current.id))
       .run();
     if (taskPlan) applyTaskPlan(tx, taskPlan);
-    return { notice_code: 'project_updated', project: toProjectRecord(loadProjectWithTasks(scope, current.id)) };
+    const project = toProjectRecord(loadProjectWithTasks(scope, current.id));
+    recordEvent(scope, tx, 'project.updated', { project });
+    return { notice_code: 'project_updated', project };
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { recipients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import { getClientRow } from '../clients/queries.ts';
 import type { ActorScope } from '../scope.ts';
 import { assertEmailFree, guardUnique } from './queries.ts';
@@ -26,6 +27,8 @@ export function createRecipient(scope: ActorScope, input: z.output<typeof create
       updatedAt: at,
     };
     guardUnique(row.email, () => tx.insert(recipients).values(row).run());
-    return { notice_code: 'recipient_created', recipient: toRecipientRecord(row) };
+    const recipient = toRecipientRecord(row);
+    recordEvent(scope, tx, 'recipient.created', { recipient });
+    return { notice_code: 'recipient_created', recipient };
   });
 }

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { recipients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { getRecipientRow } from './queries.ts';
 import { toRecipientRecord } from './records.ts';
@@ -14,6 +15,8 @@ export function deleteRecipient(scope: Scope, input: z.output<typeof deleteInput
     const current = getRecipientRow(tx, input.client_id, input.recipient_id);
     const updatedAt = scope.now.toISOString();
     tx.update(recipients).set({ deleted: true, updatedAt }).where(eq(recipients.id, current.id)).run();
-    return { notice_code: 'recipient_deleted', recipient: toRecipientRecord({ ...current, deleted: true, updatedAt }) };
+    const recipient = toRecipientRecord({ ...current, deleted: true, updatedAt });
+    recordEvent(scope, tx, 'recipient.deleted', { recipient });
+    return { notice_code: 'recipient_deleted', recipient };
   });
 }

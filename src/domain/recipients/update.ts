@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { recipients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { assertEmailFree, getRecipientRow, guardUnique } from './queries.ts';
 import { toRecipientRecord, type RecipientRow } from './records.ts';
@@ -24,6 +25,7 @@ export function updateRecipient(scope: Scope, input: z.output<typeof updateInput
       } satisfies RecipientRow;
       const row = next;
       guardUnique(row.email, () => tx.update(recipients).set(row).where(eq(recipients.id, current.id)).run());
+      recordEvent(scope, tx, 'recipient.updated', { recipient: toRecipientRecord(row) });
     }
     return { notice_code: 'recipient_updated', recipient: toRecipientRecord(next) };
   });

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { teamMembers } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { activeOwnerCount, assertEmailFree, assertRoleExists, getTeamMember } from './queries.ts';
 import { toTeamMemberRecord } from './records.ts';
@@ -31,6 +32,8 @@ export function updateTeamMember(scope: Scope, input: z.output<typeof updateInpu
     }
     next.updatedAt = scope.now.toISOString();
     tx.update(teamMembers).set(next).where(eq(teamMembers.id, current.id)).run();
-    return { team_member: toTeamMemberRecord(next) };
+    const teamMember = toTeamMemberRecord(next);
+    recordEvent(scope, tx, 'team_member.updated', { team_member: teamMember });
+    return { team_member: teamMember };
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from '../../db/index.ts';
 import { timeEntryChecklistItems, timeEntryOverrides } from '../../db/schema/index.ts';
 import { notFound, unprocessable } from '../../errors.ts';
+import { recordEvent } from '../events.ts';
 import type { ActorScope } from '../scope.ts';
 import type { ActingUser } from '../team-members/acting-user.ts';
 import { fullName } from '../team-members/records.ts';
@@ -20,7 +21,7 @@ import {
   initialStatus,
   mayManageProject,
 } from './rules.ts';
-import type { CreateInput, CreateOutput } from './schemas.ts';
+import type { CreateInput, CreateOutput, TimeEntryRecord } from './schemas.ts';
 
 interface Target {
   project: ProjectFacts;
@@ -129,6 +130,27 @@ export function createTimeEntry(scope: ActorScope, input: CreateInput): CreateOu
       const line = { id: entry.id, recordedOn: input.recorded_on, seconds, notes: entry.notes, userName: fullName(user), userEmail: user.email, taskName: target.task.name };
       queueApprovalRequests(scope, tx, target.project, line, st.managers.all({ projectId: target.project.id }), user.id);
     }
+    const record: TimeEntryRecord = {
+      id: entry.id,
+      client_id: input.client_id,
+      project_id: target.project.id,
+      task_id: target.task.id,
+      user_id: user.id,
+      user_email: user.email,
+      recorded_on: input.recorded_on,
+      hours: hoursOf(seconds),
+      seconds,
+      entered_seconds: input.hours,
+      notes: entry.notes,
+      metadata: input.metadata ?? null,
+      checklist_items: input.checklist_items ?? [],
+      status: entry.status,
+      is_override: lock.overriddenSince !== null,
+      invoice_id: null,
+      created_at: entry.at,
+      updated_at: entry.at,
+    };
+    recordEvent(scope, tx, 'time_entry.created', { time_entry: record });
     return {
       notice_code: 'time_entry_created',
       organization_id: scope.workspace.id,

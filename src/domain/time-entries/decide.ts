@@ -4,6 +4,7 @@ import type { Transaction } from '../../db/index.ts';
 import { projectUsers, tasks, timeEntries } from '../../db/schema/index.ts';
 import { forbidden, unprocessable } from '../../errors.ts';
 import { actsAsAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import { inIds, missingIdsError, missingOf } from '../queries.ts';
 import type { ActorScope } from '../scope.ts';
 import { recordsByIds } from './records.ts';
@@ -63,7 +64,9 @@ function decide(scope: ActorScope, input: DecisionInput, decision: Decision) {
       set('unbilled', rows.filter((r) => r.billable).map((r) => r.id));
       set('non_billable', rows.filter((r) => !r.billable).map((r) => r.id));
     }
-    return recordsByIds(tx, ids);
+    const records = recordsByIds(tx, ids);
+    for (const record of records) recordEvent(scope, tx, decision === 'approve' ? 'time_entry.approved' : 'time_entry.rejected', { time_entry: record });
+    return records;
   });
 }
 

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Transaction } from '../../db/index.ts';
 import { timeEntries, timeEntryChecklistItems } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
+import { recordEvent } from '../events.ts';
 import type { ActorScope } from '../scope.ts';
 import { fullName } from '../team-members/records.ts';
 import { roundUpSeconds } from '../time/rounding.ts';
@@ -131,6 +132,7 @@ export function updateTimeEntry(scope: ActorScope, input: UpdateInput): z.output
     }
     const [record] = recordsByIds(tx, [entry.id]);
     if (!record) throw notFound('time_entry', `No time entry with id ${entry.id} in this workspace`);
+    recordEvent(scope, tx, 'time_entry.updated', { time_entry: record });
     return { notice_code: 'time_entry_updated', time_entry: record };
   });
 }
