@@ -83,72 +83,58 @@ function describe(route: RestRoute): string {
   return lines.join('\n');
 }
 
-/**
- * The OpenAPI 3.1 document of both versions, generated from the REST route table and the zod
- * schemas the procedures are declared with: the contract cannot drift from the code that serves it.
- */
-export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<Config, 'publicUrl' | 'baseDomain' | 'port'>): OpenApiDocument {
-  const converter = new SchemaConverter();
-  const usedErrors = new Set<DocumentedErrorStatus>();
-  const paths: OpenApiDocument['paths'] = {};
-  const tags: string[] = [];
-
-  for (const route of routes) {
-    const procedure = procedureSchemas(route.procedure);
-    const input = mergeObjectSchemas(procedure.inputs.map((s) => converter.convert(s, 'input')));
-    const inputProperties = propertiesOf(input);
-    const pathParams = pathParamsOf(route.path);
-
-    const parameters: OpenApiParameter[] = pathParams.map((name) => ({
-      name,
-      in: 'path',
-      required: true,
-      ...describedBy(inputProperties[name]),
-      schema: { type: 'string' },
-    }));
-    const querySchema = route.query ? converter.convert(route.query, 'input') : { properties: {} };
-    const queryRequired = new Set((querySchema.required ?? []) as string[]);
-    const queryParams = Object.entries((querySchema.properties ?? {}) as Record<string, JsonSchema>);
-    for (const [name, schema] of queryParams) {
-      parameters.push({ name, in: 'query', required: queryRequired.has(name), ...describedBy(schema, inputProperties[name]), schema });
-    }
-
-    const operation: OpenApiOperation = {
-      operationId: route.operationId,
-      summary: route.summary,
-      description: describe(route),
-      tags: [route.tag],
-      deprecated: false,
-      parameters,
-      responses: {},
-      'x-api-version': route.version,
-      'x-spec-endpoint': route.endpoint,
-    };
-
-    if (hasRequestBody(route)) {
-      const body = route.body
-        ? converter.convert(route.body, 'input')
-        : omitProperties(input, [...pathParams, ...queryParams.map(([name]) => name)]);
-      if (!isEmptyObjectSchema(body)) {
-        const required = Array.isArray(body.required) && body.required.length > 0;
-        operation.requestBody = { required, content: { 'application/json': { schema: body } } };
-      }
-    }
-
-    operation.responses[String(route.status)] = successResponse(route, procedure.output, converter);
-    for (const status of errorStatusesOf(route, { actingUser: procedure.actingUser })) {
-      usedErrors.add(status);
-      operation.responses[String(status)] = { $ref: `#/components/responses/${errorStatuses[status].name}` };
-    }
-
-    const method = route.method.toLowerCase() as OpenApiMethod;
-    const key = documentPath(route);
-    const item = (paths[key] ??= {});
-    if (item[method]) throw new Error(`The REST route table has two rows for ${route.method} ${key}`);
-    item[method] = operation;
-    if (!tags.includes(route.tag)) tags.push(route.tag);
+/** The path and query parameters of a route, described by the procedure's input where it says more. */
+function parametersOf(route: RestRoute, inputProperties: Record<string, JsonSchema>, converter: SchemaConverter) {
+  const parameters: OpenApiParameter[] = pathParamsOf(route.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    ...describedBy(inputProperties[name]),
+    schema: { type: 'string' },
+  }));
+  const querySchema = route.query ? converter.convert(route.query, 'input') : { properties: {} };
+  const queryRequired = new Set((querySchema.required ?? []) as string[]);
+  const queryNames: string[] = [];
+  for (const [name, schema] of Object.entries((querySchema.properties ?? {}) as Record<string, JsonSchema>)) {
+    queryNames.push(name);
+    parameters.push({ name, in: 'query', required: queryRequired.has(name), ...describedBy(schema, inputProperties[name]), schema });
   }
+  return { parameters, queryNames };
+}
 
+/** One operation of the document; the error statuses it may answer are added to `usedErrors`. */
+function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: Set<DocumentedErrorStatus>): OpenApiOperation {
+  const procedure = procedureSchemas(route.procedure);
+  const input = mergeObjectSchemas(procedure.inputs.map((s) => converter.convert(s, 'input')));
+  const { parameters, queryNames } = parametersOf(route, propertiesOf(input), converter);
+  const operation: OpenApiOperation = {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: describe(route),
+    tags: [route.tag],
+    deprecated: false,
+    parameters,
+    responses: {},
+    'x-api-version': route.version,
+    'x-spec-endpoint': route.endpoint,
+  };
+  if (hasRequestBody(route)) {
+    const body = route.body ? converter.convert(route.body, 'input') : omitProperties(input, [...pathParamsOf(route.path), ...queryNames]);
+    if (!isEmptyObjectSchema(body)) {
+      const required = Array.isArray(body.required) && body.required.length > 0;
+      operation.requestBody = { required, content: { 'application/json': { schema: body } } };
+    }
+  }
+  operation.responses[String(route.status)] = successResponse(route, procedure.output, converter);
+  for (const status of errorStatusesOf(route, { actingUser: procedure.actingUser })) {
+    usedErrors.add(status);
+    operation.responses[String(status)] = { $ref: `#/components/responses/${errorStatuses[status].name}` };
+  }
+  return operation;
+}
+
+/** The error envelopes and shared responses of the statuses the operations use. */
+function errorComponents(usedErrors: Set<DocumentedErrorStatus>, converter: SchemaConverter) {
   const schemas: Record<string, JsonSchema> = { Error: converter.convert(errorEnvelope, 'output') };
   const responses: Record<string, OpenApiResponse> = {};
   for (const status of [...usedErrors].sort((a, b) => a - b)) {
@@ -160,7 +146,27 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` } } },
     };
   }
+  return { schemas, responses };
+}
 
+/**
+ * The OpenAPI 3.1 document of both versions, generated from the REST route table and the zod
+ * schemas the procedures are declared with: the contract cannot drift from the code that serves it.
+ */
+export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<Config, 'publicUrl' | 'baseDomain' | 'port'>): OpenApiDocument {
+  const converter = new SchemaConverter();
+  const usedErrors = new Set<DocumentedErrorStatus>();
+  const paths: OpenApiDocument['paths'] = {};
+  const tags: string[] = [];
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as OpenApiMethod;
+    const key = documentPath(route);
+    const item = (paths[key] ??= {});
+    if (item[method]) throw new Error(`The REST route table has two rows for ${route.method} ${key}`);
+    item[method] = operationOf(route, converter, usedErrors);
+    if (!tags.includes(route.tag)) tags.push(route.tag);
+  }
+  const errors = errorComponents(usedErrors, converter);
   return {
     openapi: '3.1.0',
     info: { title: 'hourbook external API', version: API_VERSION, description: INFO_DESCRIPTION },
@@ -178,8 +184,8 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
       securitySchemes: {
         [API_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'A key of the workspace named by the host.' },
       },
-      schemas: { ...converter.components, ...schemas },
-      responses,
+      schemas: { ...converter.components, ...errors.schemas },
+      responses: errors.responses,
     },
   };
 }
