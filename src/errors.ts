@@ -19,7 +19,7 @@ export const errorKinds = {
   internal: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
-export type ErrorKind = keyof typeof errorKinds;
+type ErrorKind = keyof typeof errorKinds;
 
 export interface ErrorDetail {
   path: string;
@@ -72,7 +72,7 @@ export const conflict = (code: string, message: string) => new AppError('conflic
 export const invalidField = (path: string, message: string) =>
   new AppError('unprocessable', 'validation_failed', `${path}: ${message}`, { details: [{ path, message }] });
 
-export const UNAUTHORIZED_MESSAGE = 'Could not authenticate, invalid API Key';
+const UNAUTHORIZED_MESSAGE = 'Could not authenticate, invalid API Key';
 export const unauthorized = () => new AppError('unauthorized', 'unauthorized', UNAUTHORIZED_MESSAGE);
 
 export const workspaceNotFound = () =>

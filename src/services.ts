@@ -35,7 +35,7 @@ export function createServices(config: Config, opts: { clock?: Clock; logger?: L
 }
 
 /** The domain part of an address such as `hourbook <no-reply@example.com>`: every Message-ID's domain. */
-export function domainOfAddress(from: string): string {
+function domainOfAddress(from: string): string {
   const m = /@([^>\s]+)>?\s*$/.exec(from);
   return m?.[1]?.toLowerCase() ?? 'hourbook.local';
 }

@@ -23,7 +23,7 @@ export const dateOut = z.string().meta({ format: 'date' });
 export const emailOut = z.string().meta({ format: 'email' });
 
 /** Trims, checks and lower-cases the domain part (the local part is kept as given). */
-export function normalizeEmail(value: string): string {
+function normalizeEmail(value: string): string {
   const trimmed = value.trim();
   const at = trimmed.lastIndexOf('@');
   return at < 0 ? trimmed : trimmed.slice(0, at) + '@' + trimmed.slice(at + 1).toLowerCase();
@@ -47,7 +47,7 @@ const zonesByLowerCase = new Map(Intl.supportedValuesOf('timeZone').map((z) => [
  * `Asia/Kolkata` and `UTC` are kept as given rather than replaced by ICU's older canonical names;
  * offsets such as `+02:00` are not zones.
  */
-export function canonicalTimeZone(value: string): string | null {
+function canonicalTimeZone(value: string): string | null {
   const cached = zoneCache.get(value);
   if (cached !== undefined) return cached;
   let result: string | null = null;

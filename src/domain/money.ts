@@ -76,7 +76,7 @@ export function minorToDecimalString(minor: number, decimals: number): string {
  * `numerator / denominator` rounded half-up (away from zero at .5), in exact integer arithmetic.
  * Every rounding of money goes through here.
  */
-export function divRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
+function divRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
   if (denominator <= 0n) throw new RangeError('denominator must be positive');
   const negative = numerator < 0n;
   const n = negative ? -numerator : numerator;
@@ -104,7 +104,7 @@ export function formatMoney(minor: number, currency: string, locale = 'en-US'): 
 }
 
 /** An exact decimal: `units / 10^scale` (1.25 → {units: 125n, scale: 2}). */
-export interface Decimal {
+interface Decimal {
   units: bigint;
   scale: number;
 }
@@ -124,7 +124,7 @@ export function decimalText(value: number): string {
 }
 
 /** Parses decimal text written by `decimalText` back into an exact decimal. */
-export function parseDecimalText(text: string): Decimal {
+function parseDecimalText(text: string): Decimal {
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
   if (!m) throw new AppError('unprocessable', 'validation_failed', `not a decimal: ${text}`);
   const frac = m[3] ?? '';

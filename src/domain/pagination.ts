@@ -17,7 +17,7 @@ export interface CursorPosition {
   id: string;
 }
 
-export function decodeCursor(cursor: string | undefined): CursorPosition | null {
+function decodeCursor(cursor: string | undefined): CursorPosition | null {
   if (!cursor) return null;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -30,7 +30,7 @@ export function decodeCursor(cursor: string | undefined): CursorPosition | null 
   throw invalidField('cursor', 'is not a cursor returned by this list');
 }
 
-export function encodeCursor(row: CursorPosition): string {
+function encodeCursor(row: CursorPosition): string {
   return Buffer.from(JSON.stringify([row.createdAt, row.id])).toString('base64url');
 }
 

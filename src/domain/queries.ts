@@ -27,12 +27,12 @@ export function insertMany<T extends SQLiteTable>(db: Db, table: T, rows: readon
   }
 }
 
-export interface PageInput {
+interface PageInput {
   cursor?: string | undefined;
   limit: number;
 }
 
-export interface Page<T> {
+interface Page<T> {
   items: T[];
   next_cursor: string | null;
 }

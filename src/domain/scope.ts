@@ -51,7 +51,7 @@ export interface Links {
 }
 
 /** What a caller knows when it opens a scope. */
-export interface ScopeSource {
+interface ScopeSource {
   db: Database;
   memo: <T>(build: (db: Database) => T) => T;
   workspace: WorkspaceInfo;

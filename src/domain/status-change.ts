@@ -6,7 +6,7 @@ import { inIds, missingIdsError, missingOf } from './queries.ts';
 /** A table whose rows have an `id`, a `status` and an `updated_at` (clients, projects). */
 type StatusTable = SQLiteTable & { id: AnySQLiteColumn; status: AnySQLiteColumn };
 
-export interface StatusChange<S extends string> {
+interface StatusChange<S extends string> {
   resource: string;
   table: StatusTable;
   /** Every id must be a row of this workspace, else 404 with `missing_ids` and nothing moves. */

@@ -18,10 +18,10 @@ export const LEASE_MS = 10 * 60_000;
 /** Messages delivered per workspace and pass, so one busy workspace cannot starve the others. */
 const PER_PASS = 200;
 /** Messages addressed to a client recipient: not delivered once that recipient is deleted. */
-export const RECIPIENT_KINDS = ['invoice', 'invoice_reminder'];
+const RECIPIENT_KINDS = ['invoice', 'invoice_reminder'];
 
 /** Wait before attempt n+1 after n failures: 1, 2, 4, 8 ... minutes, at most 2 hours. */
-export const backoffMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 2 * 3_600_000);
+const backoffMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 2 * 3_600_000);
 
 type OutboxRow = typeof outbox.$inferSelect;
 
@@ -112,7 +112,7 @@ function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): '
   return final ? 'failed' : 'retry';
 }
 
-export interface DeliveryResult {
+interface DeliveryResult {
   sent: number;
   retried: number;
   failed: number;

@@ -3,7 +3,7 @@ import { cursorInput } from '../pagination.ts';
 import { currency, dateTime, dateTimeOut, idOut, nonEmptyText } from '../fields.ts';
 import { recipientRecord } from '../recipients/schemas.ts';
 
-export const clientStatus = z.enum(['active', 'archived'], { message: 'must be "active" or "archived"' });
+const clientStatus = z.enum(['active', 'archived'], { message: 'must be "active" or "archived"' });
 
 /** The spec's Client record (read), plus `address`: the stored full address. */
 export const clientRecord = z.object({
@@ -25,7 +25,7 @@ export const clientRecord = z.object({
 });
 export type ClientRecord = z.infer<typeof clientRecord>;
 
-export const MAX_DUE_IN_DAYS = 3650;
+const MAX_DUE_IN_DAYS = 3650;
 const dueInDaysRange = z
   .number()
   .int()
@@ -70,7 +70,7 @@ export const createOutput = z.object({ client: clientRecord });
  * Endpoint 14's `client` object. Every field is optional (partial update); keys not listed here
  * (for example `identifier` or `address` of a read record sent back) are ignored.
  */
-export const clientChanges = z.object(
+const clientChanges = z.object(
   {
     name: nonEmptyText(200).optional(),
     secondary_name: clearableText(200).optional(),
@@ -91,7 +91,7 @@ export const updateInput = z.object({
 });
 export const updateOutput = z.object({ notice_code: z.literal('client_updated'), client_id: idOut });
 
-export const MAX_BULK_IDS = 1000;
+const MAX_BULK_IDS = 1000;
 export const updateStatusInput = z.object({
   client_ids: z
     .array(z.string({ message: 'must be a client id' }), { message: 'must be an array of client ids' })

@@ -20,7 +20,7 @@ import type { CreateInput, createOutput } from './schemas.ts';
 import type { z } from 'zod';
 
 /** 43 characters of base64url: 256 random bits, never derived from the invoice's id or number. */
-export const newPublicToken = () => randomBytes(32).toString('base64url');
+const newPublicToken = () => randomBytes(32).toString('base64url');
 
 const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoice number ${number} is already used in this workspace`);
 

@@ -65,7 +65,7 @@ export interface ComputedTax {
 const MAX_MINOR = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The rate of DESIGN.md §5 when the line gives none. */
-export function defaultHourlyRateMinor(entry: BillableEntry): number {
+function defaultHourlyRateMinor(entry: BillableEntry): number {
   switch (entry.billingMethod) {
     case 'hourly_project_rate':
       return entry.projectRateMinor;

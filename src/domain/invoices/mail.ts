@@ -6,7 +6,7 @@ import { formatMoney } from '../money.ts';
 import type { Scope } from '../scope.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
 
-export interface MailContext {
+interface MailContext {
   workspaceName: string;
   clientName: string;
   publicBase: string;
@@ -40,11 +40,11 @@ const paymentLine = (invoice: InvoiceRow, ctx: MailContext) =>
 
 const summary = (invoice: InvoiceRow) => `${formatMoney(invoice.totalMinor, invoice.currency)}, due ${invoice.dueDate}`;
 
-export function defaultSubject(invoice: InvoiceRow, ctx: MailContext): string {
+function defaultSubject(invoice: InvoiceRow, ctx: MailContext): string {
   return `Invoice ${invoice.number} from ${ctx.workspaceName}`;
 }
 
-export function defaultMessage(invoice: InvoiceRow, ctx: MailContext): string {
+function defaultMessage(invoice: InvoiceRow, ctx: MailContext): string {
   return `Hello,\n\nplease find invoice ${invoice.number} for ${summary(invoice)}.\n\nThank you,\n${ctx.workspaceName}`;
 }
 

@@ -21,7 +21,7 @@ export interface PricingRequest {
 }
 
 /** What pricing needs to know about the client and the entries the request names. */
-export interface PricingFacts {
+interface PricingFacts {
   clientId: string;
   currency: string;
   /** The client's projects (service lines may name only these). */

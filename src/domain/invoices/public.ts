@@ -12,7 +12,7 @@ const statements = (db: Database) => ({
   byToken: db.select().from(invoices).where(eq(invoices.publicToken, sql.placeholder('token'))).prepare(),
 });
 
-export interface PublicInvoice {
+interface PublicInvoice {
   invoice: InvoiceRow;
   /** The whole document; read only when needed (the PDF usually comes from its cache). */
   document: () => InvoiceDocument;

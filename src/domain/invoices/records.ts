@@ -4,7 +4,7 @@ import { hoursOf } from '../time/hours.ts';
 import type { InvoiceRecord, InvoiceSummary } from './schemas.ts';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
-export type LineRow = typeof invoiceLines.$inferSelect;
+type LineRow = typeof invoiceLines.$inferSelect;
 export type TaxRow = typeof invoiceTaxes.$inferSelect;
 
 /** The spec's `invoice` object. */

@@ -4,7 +4,7 @@ import type { Scope } from '../scope.ts';
 import { addDays, daysBetween, localDate } from '../time/calendar.ts';
 import { mailContext, queueReminderMail, replyToFor } from './mail.ts';
 
-export const REMINDER_EVERY_DAYS = 7;
+const REMINDER_EVERY_DAYS = 7;
 
 /**
  * The reminder date due today for an invoice: its due date, or the latest due date + 7k that is

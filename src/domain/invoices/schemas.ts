@@ -14,12 +14,12 @@ const finite = (what: string) => z.number({ message: `must be a number (${what})
  * Bounds that keep every amount exact in integer minor units (and away from exponent notation):
  * 1e12 is a trillion in any currency, far beyond a real invoice, and 1e9 × 1e12 still fits a line.
  */
-export const MAX_AMOUNT = 1e12;
-export const MAX_QUANTITY = 1e9;
+const MAX_AMOUNT = 1e12;
+const MAX_QUANTITY = 1e9;
 /** Many lines may add up past one line's bound; the sum is still checked to be exact. */
-export const MAX_TOTAL = 1e13;
+const MAX_TOTAL = 1e13;
 /** A line bills at most one entry, and an entry holds at most 24 hours. */
-export const MAX_LINE_HOURS = 24;
+const MAX_LINE_HOURS = 24;
 
 export const timeEntryLineInput = z.object({
   time_entry_id: uuid,
@@ -58,7 +58,7 @@ export const taxInput = z.object({
   selected: z.boolean().describe('Only a selected tax is charged; default false (recorded, amount 0)').optional(),
 });
 
-export const invoiceDetailsInput = z.object({
+const invoiceDetailsInput = z.object({
   subject: z.string().max(255).optional(),
   message: z.string().max(10000).optional(),
   attach_pdf_invoice: stringFlag.optional(),
@@ -162,7 +162,7 @@ export const invoiceSummary = invoiceRecord.extend({
 });
 export type InvoiceSummary = z.infer<typeof invoiceSummary>;
 
-export const lineRecord = z.object({
+const lineRecord = z.object({
   id: idOut,
   kind: z.enum(['time_entry', 'service']),
   position: z.number().int(),
@@ -179,7 +179,7 @@ export const lineRecord = z.object({
   amount: z.number(),
 });
 
-export const taxRecord = z.object({
+const taxRecord = z.object({
   name: z.string(),
   percentage: z.number(),
   notes: z.string(),
@@ -187,7 +187,7 @@ export const taxRecord = z.object({
   amount: z.number(),
 });
 
-export const invoiceDetail = invoiceSummary.extend({
+const invoiceDetail = invoiceSummary.extend({
   due_date_period: z.number().nullable(),
   interval: z.string().nullable(),
   include_hours_by_person: z.boolean(),
@@ -207,7 +207,6 @@ export const invoiceDetail = invoiceSummary.extend({
   lines: z.array(lineRecord),
   taxes: z.array(taxRecord),
 });
-export type InvoiceDetail = z.infer<typeof invoiceDetail>;
 
 /** Every filter is optional, so the input itself may be left out (`invoices.list()`). */
 export const listInput = z
@@ -229,7 +228,7 @@ export const statusChangeOutput = z.object({ invoice: invoiceSummary });
 export const nextNumberOutput = z.object({ number: z.string() });
 export const pdfOutput = z.object({ filename: z.string(), content_type: z.literal('application/pdf'), base64: z.string() });
 
-export const deliveryRecord = z.object({
+const deliveryRecord = z.object({
   id: idOut,
   kind: z.string(),
   to_address: z.string(),

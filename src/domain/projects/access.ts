@@ -3,7 +3,7 @@ import { actsAsAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
 import { projectStatements } from './queries.ts';
 
-export function isProjectManager(scope: Pick<Scope, 'statements'>, projectId: string, userId: string): boolean {
+function isProjectManager(scope: Pick<Scope, 'statements'>, projectId: string, userId: string): boolean {
   return scope.statements(projectStatements).roleOnProject.get({ projectId, userId })?.role === 'project_manager';
 }
 

@@ -12,7 +12,7 @@ export type TaskWithItems = TaskRow & { checklistItems: ChecklistItemRow[] };
 export type ProjectWithTasks = ProjectRow & { tasks: TaskWithItems[] };
 
 /** A project user with the team member fields its response needs. */
-export interface ProjectUserWithMember extends ProjectUserRow {
+interface ProjectUserWithMember extends ProjectUserRow {
   firstName: string;
   lastName: string;
   memberEmail: string;

@@ -9,9 +9,9 @@ import { cursorInput } from '../pagination.ts';
  * they are in is known.
  */
 
-export const TIME_ROUND_UPTO = [0, 6, 15, 30] as const;
+const TIME_ROUND_UPTO = [0, 6, 15, 30] as const;
 /** 24-hour `HH:MM`; `24:00` and single-digit hours are refused. */
-export const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
 const listOf = <T extends readonly string[]>(values: T) => values.join(', ');
 
@@ -26,7 +26,7 @@ const amount = (max: number) =>
     .number({ message: 'must be a number' })
     .min(0, 'must not be negative')
     .max(max, `must be at most ${max}`);
-export const rate = amount(1_000_000_000);
+const rate = amount(1_000_000_000);
 const flatAmount = amount(1_000_000_000_000);
 
 const billingMethod = z.enum(billingMethods, { message: `must be one of ${listOf(billingMethods)}` });
@@ -35,8 +35,8 @@ const notificationDay = z.enum(weekDays, { message: `must be one of ${listOf(wee
 const notificationTime = z.string({ message: 'must be a time as HH:MM' }).regex(HH_MM, 'must be a 24-hour time as HH:MM, e.g. 09:30');
 /** An empty string or null clears the reply-to address. */
 const replyTo = z.union([z.literal('').transform(() => null), z.null(), email], { message: 'must be an e-mail address' });
-export const projectUserRole = z.enum(projectUserRoles, { message: `must be one of ${listOf(projectUserRoles)}` });
-export const approvalType = z.enum(approvalTypes, { message: `must be one of ${listOf(approvalTypes)}` });
+const projectUserRole = z.enum(projectUserRoles, { message: `must be one of ${listOf(projectUserRoles)}` });
+const approvalType = z.enum(approvalTypes, { message: `must be one of ${listOf(approvalTypes)}` });
 
 const autolockSettings = z.object(
   {
@@ -116,7 +116,6 @@ export const createProjectFields = z.object(
   },
   { message: 'is required (an object with the project fields)' },
 );
-export type CreateProjectFields = z.output<typeof createProjectFields>;
 
 export const updateProjectFields = z.object(
   {
@@ -150,7 +149,6 @@ export const updateStatusInput = z.object({
     )
     .optional(),
 });
-export type UpdateStatusInput = z.output<typeof updateStatusInput>;
 
 export const addProjectUserInput = z.object({
   project_id: z.string(),
@@ -164,7 +162,6 @@ export const addProjectUserInput = z.object({
     { message: 'is required (an object with user_id and role)' },
   ),
 });
-export type AddProjectUserInput = z.output<typeof addProjectUserInput>;
 
 export const projectIdInput = z.object({ project_id: z.string() });
 
@@ -186,7 +183,7 @@ export const listTasksInput = z.object({
 
 const flagText = z.enum(['true', 'false']);
 
-export const checklistItemRecord = z.object({ id: idOut, description: z.string() });
+const checklistItemRecord = z.object({ id: idOut, description: z.string() });
 
 export const taskRecord = z.object({
   id: idOut,

@@ -4,7 +4,7 @@ import type { ProjectRow } from './records.ts';
 import type { UpdateProjectFields } from './schemas.ts';
 
 /** The project columns a create or update request sets, apart from name, client and currency. */
-export type ProjectSettings = Pick<
+type ProjectSettings = Pick<
   ProjectRow,
   | 'billingMethod'
   | 'hourlyRateMinor'
@@ -41,8 +41,8 @@ export const DEFAULT_SETTINGS: Omit<ProjectSettings, 'billingMethod'> = {
 };
 
 /** When the weekly digest is on without a schedule, it goes out Monday morning. */
-export const DEFAULT_DIGEST_DAY: (typeof weekDays)[number] = 'monday';
-export const DEFAULT_DIGEST_TIME = '09:00';
+const DEFAULT_DIGEST_DAY: (typeof weekDays)[number] = 'monday';
+const DEFAULT_DIGEST_TIME = '09:00';
 
 type SettingsInput = Omit<UpdateProjectFields, 'name' | 'client_id' | 'tasks_attributes' | 'project_users_attributes' | 'billing_method'> & {
   billing_method?: (typeof billingMethods)[number] | undefined;

@@ -7,17 +7,17 @@ import type { Problems } from './problems.ts';
 import type { ChecklistItemRow, TaskRow } from './records.ts';
 import type { UpdateProjectFields } from './schemas.ts';
 
-export type TaskAttributes = NonNullable<UpdateProjectFields['tasks_attributes']>[number];
+type TaskAttributes = NonNullable<UpdateProjectFields['tasks_attributes']>[number];
 type ChecklistAttributes = NonNullable<TaskAttributes['checklists_attributes']>[number];
 
-export interface TaskPlan {
+interface TaskPlan {
   taskInserts: TaskRow[];
   taskUpdates: { id: string; set: Partial<TaskRow> & { updatedAt: string } }[];
   itemInserts: ChecklistItemRow[];
   itemUpdates: { id: string; set: Partial<ChecklistItemRow> }[];
 }
 
-export interface TaskPlanInput {
+interface TaskPlanInput {
   projectId: string;
   existingTasks: readonly TaskRow[];
   existingItems: readonly ChecklistItemRow[];

@@ -11,7 +11,7 @@ import { toProjectRecord } from './records.ts';
 import { changeStatus } from '../status-change.ts';
 import type { updateStatusInput, updateStatusOutput } from './schemas.ts';
 
-export function statusMessage(moved: number, status: 'active' | 'archived'): string {
+function statusMessage(moved: number, status: 'active' | 'archived'): string {
   return `${moved} project${moved === 1 ? '' : 's'} ${status === 'archived' ? 'archived' : 'activated'} successfully`;
 }
 

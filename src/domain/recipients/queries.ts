@@ -8,7 +8,7 @@ import { inIds, isUniqueViolation } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import type { RecipientRow } from './records.ts';
 
-export const live = (clientId: string) => and(eq(recipients.clientId, clientId), eq(recipients.deleted, false));
+const live = (clientId: string) => and(eq(recipients.clientId, clientId), eq(recipients.deleted, false));
 
 const duplicate = (email: string) => conflict('recipient_exists', `This client already has a recipient with the e-mail ${email}`);
 

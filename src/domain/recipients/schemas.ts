@@ -18,10 +18,10 @@ export type RecipientRecord = z.infer<typeof recipientRecord>;
 const name = nonEmptyText(200);
 
 /** On create both fields are required: invoices greet the recipient by name. */
-export const newRecipient = z.object({ name, email }, { message: 'must be an object with name and email' });
+const newRecipient = z.object({ name, email }, { message: 'must be an object with name and email' });
 
 /** On update each field is optional; keys not listed are ignored. */
-export const recipientChanges = z.object(
+const recipientChanges = z.object(
   { name: name.optional(), email: email.optional() },
   { message: 'must be an object with name and/or email' },
 );
@@ -34,7 +34,7 @@ export const createOutput = z.object({ notice_code: z.literal('recipient_created
 export const createdBody = z.object({ notice_code: z.literal('recipient_created') });
 export const updatedBody = z.object({ notice_code: z.literal('recipient_updated') });
 
-export const recipientRef = { client_id: z.string(), recipient_id: z.string() };
+const recipientRef = { client_id: z.string(), recipient_id: z.string() };
 
 export const updateInput = z.object({ ...recipientRef, recipient: recipientChanges });
 export const updateOutput = z.object({ notice_code: z.literal('recipient_updated'), recipient: recipientRecord });

@@ -8,7 +8,7 @@ import { assertEmailFree, assertRoleExists } from './queries.ts';
 import { toTeamMemberRecord, type TeamMemberRow } from './records.ts';
 import type { createInput, TeamMemberRecord } from './schemas.ts';
 
-export type NewTeamMember = z.output<typeof createInput>;
+type NewTeamMember = z.output<typeof createInput>;
 
 /**
  * Inserts a team member inside the caller's transaction. Workspace creation uses it for the Owner,

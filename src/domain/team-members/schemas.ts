@@ -14,7 +14,7 @@ export const teamMemberRecord = z.object({
 });
 export type TeamMemberRecord = z.infer<typeof teamMemberRecord>;
 
-export const paginationRecord = z.object({
+const paginationRecord = z.object({
   total_records: z.number().int(),
   total_pages: z.number().int(),
   current_page: z.number().int(),

@@ -4,7 +4,7 @@ import type { Scope } from '../scope.ts';
 import { fullName } from '../team-members/records.ts';
 import { hoursOf } from '../time/hours.ts';
 
-export interface Manager {
+interface Manager {
   id: string;
   email: string;
   firstName: string;

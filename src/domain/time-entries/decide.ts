@@ -10,7 +10,7 @@ import type { ActorScope } from '../scope.ts';
 import { recordsByIds } from './records.ts';
 import type { approveOutput, DecisionInput, rejectOutput } from './schemas.ts';
 
-export type Decision = 'approve' | 'reject';
+type Decision = 'approve' | 'reject';
 
 /** Every project of the entries must be one the actor manages, unless they act as an Owner/Admin. */
 function assertManagesAll(scope: ActorScope, tx: Transaction, projectIds: string[]): void {

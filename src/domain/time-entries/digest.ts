@@ -8,7 +8,7 @@ import { digestMail, type PendingEntryLine } from './approval-mail.ts';
 import { timeEntryStatements } from './queries.ts';
 
 /** A digest lists this many entries at most; it says how many more there are. */
-export const DIGEST_MAX_LINES = 200;
+const DIGEST_MAX_LINES = 200;
 
 /** `9:05` or `09:05` as `09:05`; null for anything that is not a time of day. */
 function normalTime(value: string): string | null {

@@ -7,7 +7,7 @@ import { hoursOf } from '../time/hours.ts';
 import type { TimeEntryRecord } from './schemas.ts';
 
 export type TimeEntryRow = typeof timeEntries.$inferSelect;
-export type RowWithEmail = TimeEntryRow & { userEmail: string };
+type RowWithEmail = TimeEntryRow & { userEmail: string };
 
 /** The columns of an entry plus its user's e-mail, for select lists. */
 export const rowWithEmailColumns = {

@@ -7,9 +7,9 @@ import { lockStateOf } from '../time/autolock.ts';
 import type { ProjectFacts, ProjectUserFacts, TaskFacts, TimeEntryStatements } from './queries.ts';
 
 /** Entries may be dated up to a year ahead (planned work), not further: that is a typo. */
-export const MAX_DAYS_AHEAD = 366;
+const MAX_DAYS_AHEAD = 366;
 /** Nothing before this date is real time tracking; it is a mistyped year. */
-export const EARLIEST_DATE = '2000-01-01';
+const EARLIEST_DATE = '2000-01-01';
 
 export function findProject(st: TimeEntryStatements, projectId: string): ProjectFacts {
   const project = st.project.get({ id: projectId });
@@ -61,7 +61,7 @@ export function assertPlausibleDate(recordedOn: string, now: Date, timeZone: str
 export const mayManageProject = (actor: ActingUser, actorProjectUser: ProjectUserFacts | undefined) =>
   isAdmin(actor) || actorProjectUser?.role === 'project_manager';
 
-export interface LockCheck {
+interface LockCheck {
   /** The local date from which the locked period was locked, when an override was used. */
   overriddenSince: string | null;
 }

@@ -5,14 +5,14 @@ import { cursorInput } from '../pagination.ts';
 import { parseHours } from '../time/hours.ts';
 
 /** Free-form metadata is kept, but bounded: an integration must not store documents in it. */
-export const MAX_METADATA_BYTES = 16 * 1024;
-export const MAX_NOTES_LENGTH = 10_000;
-export const MAX_CHECKLIST_ITEMS = 200;
+const MAX_METADATA_BYTES = 16 * 1024;
+const MAX_NOTES_LENGTH = 10_000;
+const MAX_CHECKLIST_ITEMS = 200;
 /** Approve or reject at most this many entries per call (one transaction). */
-export const MAX_BATCH = 500;
+const MAX_BATCH = 500;
 
 /** `hours` as sent (a string), read into whole seconds. */
-export const hoursField = z
+const hoursField = z
   .string({ message: 'must be hours as a string such as "1.5", "0.25" or "1:30"' })
   .meta({ description: 'Hours worked, as a string: decimal ("1.5", "0.25"; at most 4 decimals) or H:MM ("1:30"); more than 0, at most 24' })
   .transform((value, ctx) => {
@@ -25,7 +25,7 @@ export const hoursField = z
   });
 
 /** A JSON object (not an array or a scalar) of at most 16 KiB once serialised. */
-export const metadataField = z
+const metadataField = z
   .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
   .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised` })
   .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_METADATA_BYTES, {
@@ -37,7 +37,7 @@ const idField = (what: string, description: string) => z.string({ message: `must
 
 const notesField = z.string({ message: 'must be text' }).max(MAX_NOTES_LENGTH, `must be at most ${MAX_NOTES_LENGTH} characters`);
 
-export const checklistItemsField = z
+const checklistItemsField = z
   .array(z.object({ id: z.string({ message: 'must be a checklist item id' }), is_completed: z.boolean({ message: 'must be true or false' }) }), {
     message: 'must be a list of {id, is_completed}',
   })
@@ -155,7 +155,7 @@ export const approveOutput = z.object({ notice_code: z.literal('time_entries_app
 export const rejectOutput = z.object({ notice_code: z.literal('time_entries_rejected'), time_entries: z.array(timeEntryRecord) });
 
 export const overridesInput = z.object({ ...cursorInput, project_id: z.string().optional() });
-export const overrideRecord = z.object({
+const overrideRecord = z.object({
   id: idOut,
   time_entry_id: idOut,
   project_id: idOut,

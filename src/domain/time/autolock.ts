@@ -22,7 +22,7 @@ export function lockDateOf(recordedOn: string, settings: AutolockSettings): stri
   return candidates.length === 0 ? null : candidates.reduce((a, b) => (b < a ? b : a));
 }
 
-export type LockState = { locked: false } | { locked: true; lockedSince: string };
+type LockState = { locked: false } | { locked: true; lockedSince: string };
 
 /**
  * Whether an entry dated `recordedOn` is locked at `now`, judged by the date on the wall of the

@@ -26,7 +26,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-export interface LocalDateTime {
+interface LocalDateTime {
   /** `YYYY-MM-DD` */
   date: string;
   /** `HH:MM`, 24-hour */

@@ -9,7 +9,7 @@ export const MAX_DAY_SECONDS = 24 * SECONDS_PER_HOUR;
 /** Decimal hours are read to 4 places (0.36 s); finer values are refused rather than silently cut. */
 const MAX_DECIMALS = 4;
 
-export type HoursParse = { ok: true; seconds: number } | { ok: false; message: string };
+type HoursParse = { ok: true; seconds: number } | { ok: false; message: string };
 
 const DECIMAL = /^(\d{1,6})(?:\.(\d+))?$|^\.(\d+)$/;
 const CLOCK = /^(\d{1,2}):([0-5]\d)(?::([0-5]\d))?$/;

@@ -1,8 +1,8 @@
 /** A project's `time_round_upto`, in minutes. */
-export const ROUNDING_STEPS = [0, 6, 15, 30] as const;
-export type RoundingStep = (typeof ROUNDING_STEPS)[number];
+const ROUNDING_STEPS = [0, 6, 15, 30] as const;
+type RoundingStep = (typeof ROUNDING_STEPS)[number];
 
-export const isRoundingStep = (value: number): value is RoundingStep => (ROUNDING_STEPS as readonly number[]).includes(value);
+const isRoundingStep = (value: number): value is RoundingStep => (ROUNDING_STEPS as readonly number[]).includes(value);
 
 /**
  * Rounds a duration **up** to the next multiple of the project's step (0 = no rounding). An exact

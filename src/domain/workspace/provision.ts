@@ -10,14 +10,14 @@ import { BUILT_IN_ROLES } from '../roles.ts';
 import { insertTeamMember } from '../team-members/create.ts';
 import type { TeamMemberRecord } from '../team-members/schemas.ts';
 
-export interface NewWorkspace {
+interface NewWorkspace {
   subdomain: string;
   name?: string;
   timeZone: string;
   owner: { email: string; firstName: string; lastName: string };
 }
 
-export interface ProvisionedWorkspace {
+interface ProvisionedWorkspace {
   subdomain: string;
   apiKey: string;
   keyId: string;
