@@ -4,6 +4,7 @@ import { createTimeEntry } from '../domain/time-entries/create.ts';
 import { createInput } from '../domain/time-entries/schemas.ts';
 import { addDays, localDate } from '../domain/time/calendar.ts';
 import { withActor, type Scope } from '../domain/scope.ts';
+import { actingUserColumns } from '../domain/team-members/acting-user.ts';
 import { AppError } from '../errors.ts';
 
 const TARGET = 20;
@@ -23,14 +24,7 @@ export function seedTimeEntries(scope: Scope): void {
     .select({
       projectId: projects.id,
       clientId: projects.clientId,
-      user: {
-        id: teamMembers.id,
-        email: teamMembers.email,
-        firstName: teamMembers.firstName,
-        lastName: teamMembers.lastName,
-        timeZone: teamMembers.timeZone,
-        organizationRole: teamMembers.organizationRole,
-      },
+      user: actingUserColumns,
     })
     .from(projectUsers)
     .innerJoin(projects, eq(projects.id, projectUsers.projectId))

@@ -13,17 +13,19 @@ export interface ActingUser {
   organizationRole: string;
 }
 
+/** The team member columns an acting user is read with. */
+export const actingUserColumns = {
+  id: teamMembers.id,
+  email: teamMembers.email,
+  firstName: teamMembers.firstName,
+  lastName: teamMembers.lastName,
+  timeZone: teamMembers.timeZone,
+  organizationRole: teamMembers.organizationRole,
+};
+
 const statements = (db: Database) => ({
   byEmail: db
-    .select({
-      id: teamMembers.id,
-      email: teamMembers.email,
-      firstName: teamMembers.firstName,
-      lastName: teamMembers.lastName,
-      timeZone: teamMembers.timeZone,
-      organizationRole: teamMembers.organizationRole,
-      active: teamMembers.active,
-    })
+    .select({ ...actingUserColumns, active: teamMembers.active })
     .from(teamMembers)
     .where(sql`${teamMembers.email} = ${sql.placeholder('email')} COLLATE NOCASE`)
     .prepare(),
