@@ -2,7 +2,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**
  * The one domain error type. A kind fixes the HTTP status and the tRPC code; the code is the stable
- * snake_case value integrators branch on (DESIGN.md §4).
+ * snake_case value integrators branch on (docs/design.md §4).
  */
 export const errorKinds = {
   invalid_json: { status: 400, trpc: 'PARSE_ERROR' },

@@ -1,5 +1,5 @@
 import { UsageError } from './cli/args.ts';
-import { run } from './cli/commands.ts';
+import { run } from './cli/index.ts';
 import { ConfigError } from './config.ts';
 
 /** The `hourbook` command line: errors on stderr with exit status 1, results on stdout. */

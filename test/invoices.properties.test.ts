@@ -8,7 +8,7 @@ import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTim
 
 /**
  * Property tests of invoice money through the real `invoices.create` procedure, against a reference
- * written here from the rules (DESIGN.md §5, README "Invoices and e-mail"): BigInt arithmetic on
+ * written here from the rules (docs/design.md §5, README "Invoices and e-mail"): BigInt arithmetic on
  * the decimal text of every input, never floats and never the product's own money helpers.
  */
 

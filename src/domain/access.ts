@@ -2,7 +2,7 @@ import { forbidden } from '../errors.ts';
 import type { ActingUser } from './team-members/acting-user.ts';
 import type { Scope } from './scope.ts';
 
-/** Owner and Admin may do everything (docs/behaviour.md, roles). */
+/** Owner and Admin may do everything (docs/design.md §3). */
 export const isAdmin = (actor: Pick<ActingUser, 'organizationRole'>) => actor.organizationRole === 'Owner' || actor.organizationRole === 'Admin';
 
 /**

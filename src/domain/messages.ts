@@ -12,7 +12,7 @@ const typeNames: Record<string, string> = {
 };
 
 /**
- * Messages a person can act on (DESIGN.md §4) for the failures schemas do not word themselves:
+ * Messages a person can act on (docs/design.md §4) for the failures schemas do not word themselves:
  * zod's defaults ("Invalid input: expected string, received undefined") become "is required" or
  * "must be a string". Loaded once, before any schema parses.
  */

@@ -78,7 +78,7 @@ function recordSent(scope: Scope, row: OutboxRow): void {
 }
 
 /**
- * A client message whose recipient was deleted after it was queued is not delivered (DESIGN.md §5:
+ * A client message whose recipient was deleted after it was queued is not delivered (docs/design.md §5:
  * a deleted recipient gets no mail): it is cancelled, and the invoice settles on the rest.
  */
 function cancelIfRecipientGone(scope: Scope, row: OutboxRow): boolean {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RestRoute } from '../rest/types.ts';
 
-/** The one error envelope of DESIGN.md §4; extra machine-readable fields may sit beside it. */
+/** The one error envelope of docs/design.md §4; extra machine-readable fields may sit beside it. */
 const envelope = (code: z.ZodString | z.ZodEnum) =>
   z.looseObject({
     error: z.string().min(1).meta({ description: 'A message a person can act on' }),

@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import { toAppError } from '../trpc/errors.ts';
 import { bodyParserError } from './body.ts';
 
-/** Writes any error as the one envelope of DESIGN.md §4; unknown errors are logged once, hidden. */
+/** Writes any error as the one envelope of docs/design.md §4; unknown errors are logged once, hidden. */
 export function sendError(res: Response, err: unknown, logger: Logger, requestId: string): void {
   const parsed = bodyParserError(err);
   const { error, internal } = parsed ? { error: parsed, internal: false } : toAppError(err);

@@ -20,7 +20,7 @@ export interface CommonRouteCase {
 const NO_KEY = { error: 'Could not authenticate, invalid API Key', code: 'unauthorized' };
 
 /**
- * The cases every route must pass (DESIGN.md §3-4): missing key, another workspace's key, unknown
+ * The cases every route must pass (docs/design.md §3-4): missing key, another workspace's key, unknown
  * workspace, ids of another workspace, and malformed bodies. Call inside a describe block.
  */
 export function runCommonRouteTests(getEnv: () => TestEnv, c: CommonRouteCase): void {

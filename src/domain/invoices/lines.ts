@@ -64,7 +64,7 @@ export interface ComputedTax {
 
 const MAX_MINOR = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** The rate of DESIGN.md §5 when the line gives none. */
+/** The rate of docs/design.md §5 when the line gives none. */
 function defaultHourlyRateMinor(entry: BillableEntry): number {
   switch (entry.billingMethod) {
     case 'hourly_project_rate':
@@ -209,7 +209,7 @@ export function computeServiceLines(
 
 /**
  * Each selected tax is its percentage of the subtotal, rounded half-up. A tax is charged only when
- * sent with `selected: true` (DESIGN.md §5, "each selected tax"); others are recorded at 0.
+ * sent with `selected: true` (docs/design.md §5, "each selected tax"); others are recorded at 0.
  */
 export function computeTaxes(taxes: z.output<typeof taxInput>[], subtotalMinor: number): ComputedTax[] {
   return taxes.map((tax, i) => {

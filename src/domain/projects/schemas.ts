@@ -195,7 +195,7 @@ export const taskRecord = z.object({
 });
 export type TaskRecord = z.infer<typeof taskRecord>;
 
-/** The spec's project object, plus `tasks` (DESIGN.md §5). */
+/** The spec's project object, plus `tasks` (docs/design.md §5). */
 export const projectRecord = z.object({
   id: idOut,
   client_id: idOut,

@@ -67,7 +67,7 @@ interface LockCheck {
 }
 
 /**
- * Autolock (DESIGN.md §5), judged in the time zone of the entry's user. A locked date needs
+ * Autolock (docs/design.md §5), judged in the time zone of the entry's user. A locked date needs
  * `is_override` (else 422 time_entry_locked) by someone who may manage the project (else 403
  * override_not_permitted). An override on an unlocked date is simply not needed.
  */

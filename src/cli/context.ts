@@ -1,0 +1,39 @@
+import type { Scope } from '../domain/scope.ts';
+import { AppError } from '../errors.ts';
+import { openWorkspaceScope, type AppServices } from '../services.ts';
+import type { WorkspaceHandle } from '../workspaces/handle.ts';
+import { required, UsageError } from './args.ts';
+
+/** Where a command writes its result: one line (or one JSON object) on stdout. */
+export interface Io {
+  out: (line: string) => void;
+}
+
+/** One command: its arguments after `hourbook <group> <name>`, the process's services, stdout. */
+export type Command = (argv: string[], services: AppServices, io: Io) => Promise<void> | void;
+
+/** `--json` prints the data as one JSON object; otherwise the human line. */
+export const print = (io: Io, json: boolean | undefined, data: unknown, human: string) => io.out(json ? JSON.stringify(data) : human);
+
+/** The open handle of the workspace a command names, or a usage error naming the data directory. */
+export function openWorkspace(services: AppServices, subdomain: string | undefined): WorkspaceHandle {
+  const name = required('<subdomain>', subdomain);
+  const handle = services.registry.get(name);
+  if (!handle) throw new UsageError(`no workspace named "${name}" under ${services.config.dataDir}`);
+  return handle;
+}
+
+/** A command acts for the workspace itself (no person), like a call with the workspace's own key. */
+export const scopeOf = (services: AppServices, handle: WorkspaceHandle): Scope => openWorkspaceScope(services, handle).scope;
+
+/** Domain errors (a taken e-mail, an unknown role) are bad arguments on the command line. */
+export function asUsage<T>(fn: () => T, flags: Record<string, string> = {}): T {
+  try {
+    return fn();
+  } catch (err) {
+    const detail = err instanceof AppError ? err.details?.[0] : undefined;
+    if (detail) throw new UsageError(`${flags[detail.path] ?? `--${detail.path.replaceAll('_', '-')}`}: ${detail.message}`);
+    if (err instanceof AppError) throw new UsageError(err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,57 @@
+import { sampleTimeEntry } from '../demo/examples.ts';
+import { seedDemo } from '../demo/seed.ts';
+import { provisionWorkspace } from '../domain/workspace/provision.ts';
+import { startServer } from '../server.ts';
+import { createApiKey } from '../workspaces/keys.ts';
+import { parse } from './args.ts';
+import { openWorkspace, scopeOf, type Command } from './context.ts';
+
+/** Serves until SIGTERM or SIGINT, then finishes requests in flight and exits 0. */
+export const serve: Command = async (argv, services, io) => {
+  parse(argv, {});
+  const running = await startServer(services);
+  io.out(`hourbook listening on ${running.url} (workspaces in ${services.config.dataDir})`);
+  const shutdown = (signal: string) => {
+    services.logger.info({ signal }, 'shutting down: finishing requests in flight');
+    void running.close().then(() => {
+      services.logger.info('stopped');
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+};
+
+const DEMO = 'demo';
+
+/** Creates (or reuses) the demo workspace, seeds it, prints a key and curl lines, then serves. */
+export const demo: Command = async (argv, services, io) => {
+  parse(argv, {});
+  const now = services.clock();
+  let handle = services.registry.get(DEMO);
+  if (!handle) {
+    provisionWorkspace(
+      services.registry,
+      { subdomain: DEMO, name: 'Demo Agency', timeZone: 'Europe/Berlin', owner: { email: 'owner@demo.localhost', firstName: 'Olivia', lastName: 'Owner' } },
+      now,
+    );
+    handle = openWorkspace(services, DEMO);
+  }
+  seedDemo(scopeOf(services, handle));
+  const key = createApiKey(handle.db, { label: 'demo', now });
+  const { port, baseDomain } = services.config;
+  const headers = `-H 'Host: ${DEMO}.${baseDomain}' -H 'X-Api-Key: ${key.apiKey}'`;
+  const entry = sampleTimeEntry(handle, now.toISOString().slice(0, 10));
+  io.out(`demo workspace ready: ${DEMO}.${baseDomain}
+api key: ${key.apiKey}
+try:
+  curl ${headers} -H 'Accept: application/json' http://localhost:${port}/api/external/v2/team-members
+${
+  entry
+    ? `  curl ${headers} -H 'Content-Type: application/json' -d '${JSON.stringify(entry)}' http://localhost:${port}/api/external/v2/time-entries
+`
+    : ''
+}  open http://localhost:${port}/docs for the API reference
+`);
+  await serve([], services, io);
+};
