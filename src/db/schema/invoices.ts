@@ -4,7 +4,13 @@ import { clients } from './clients.ts';
 import { projects } from './projects.ts';
 import { teamMembers } from './workspace.ts';
 
-export const invoiceStatuses = ['draft', 'sending', 'sent', 'paid', 'void'] as const;
+export const invoiceStatuses = ['draft', 'sending', 'sent', 'partially_paid', 'paid', 'void'] as const;
+
+/** An invoice, or a credit note that cancels a sent invoice (it keeps its own number and PDF). */
+export const invoiceKinds = ['invoice', 'credit_note'] as const;
+
+/** How a payment reached the agency. */
+export const paymentMethods = ['bank_transfer', 'card', 'cash', 'check', 'other'] as const;
 
 export const invoices = sqliteTable(
   'invoices',
@@ -46,6 +52,9 @@ export const invoices = sqliteTable(
     sendMeACopy: bool('send_me_a_copy').notNull().default(false),
     /** Unguessable token of the public invoice page (`/invoices/<token>`). */
     publicToken: text('public_token').notNull(),
+    kind: text('kind', { enum: invoiceKinds }).notNull().default('invoice'),
+    /** For a credit note: the invoice it cancels. */
+    creditedInvoiceId: text('credited_invoice_id'),
     sentAt: text('sent_at'),
     paidAt: text('paid_at'),
     voidedAt: text('voided_at'),
@@ -148,3 +157,36 @@ export const invoiceReminders = sqliteTable(
   (t) => [primaryKey({ columns: [t.invoiceId, t.remindOn] })],
 );
 
+
+/**
+ * Money received for an invoice. An invoice's balance due is its total minus the sum of its
+ * payments; its status follows (`partially_paid`, then `paid`).
+ */
+export const payments = sqliteTable(
+  'payments',
+  {
+    id: id(),
+    invoiceId: text('invoice_id')
+      .notNull()
+      .references(() => invoices.id),
+    /** In the invoice's currency, minor units, > 0. */
+    amountMinor: integer('amount_minor').notNull(),
+    /** `YYYY-MM-DD`, the day the money arrived. */
+    paidOn: text('paid_on').notNull(),
+    method: text('method', { enum: paymentMethods }).notNull(),
+    reference: text('reference').notNull().default(''),
+    /**
+     * The card processor's id for a payment it reported (checkout session), unique, so one
+     * processor payment is recorded once however often its webhook arrives. Null for manual ones.
+     */
+    providerPaymentId: text('provider_payment_id'),
+    /** The team member who recorded it; null when the processor or the workspace key did. */
+    recordedBy: text('recorded_by'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    index('payments_invoice_idx').on(t.invoiceId, t.paidOn),
+    index('payments_paid_on_idx').on(t.paidOn),
+    uniqueIndex('payments_provider_idx').on(t.providerPaymentId),
+  ],
+);

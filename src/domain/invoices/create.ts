@@ -104,6 +104,8 @@ function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, pr
     attachPdf: details?.attach_pdf_invoice ?? false,
     sendMeACopy: details?.send_me_a_copy ?? false,
     publicToken: newPublicToken(),
+    kind: 'invoice',
+    creditedInvoiceId: null,
     sentAt: null,
     paidAt: null,
     voidedAt: null,
