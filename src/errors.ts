@@ -6,6 +6,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server';
  */
 export const errorKinds = {
   invalid_json: { status: 400, trpc: 'PARSE_ERROR' },
+  bad_request: { status: 400, trpc: 'BAD_REQUEST' },
   unauthorized: { status: 401, trpc: 'UNAUTHORIZED' },
   forbidden: { status: 403, trpc: 'FORBIDDEN' },
   not_found: { status: 404, trpc: 'NOT_FOUND' },

@@ -6,7 +6,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
-import { publicInvoiceRouter } from './public/invoice-page.ts';
+import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
+import { answerUnknownInvoicePath, publicInvoiceRouter } from './public/invoice-page.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
@@ -50,6 +51,7 @@ export function createApp(services: AppServices): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(requestLog(services));
+  app.use(refuseUndecodablePaths(answerUnknownInvoicePath));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -109,6 +111,7 @@ export async function startServer(
   const server = await new Promise<Server>((resolveListen, reject) => {
     const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
   });
+  answerMalformedRequests(server, services.logger);
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
   let closing: Promise<void> | null = null;

@@ -90,6 +90,13 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
 const notFoundPage = () =>
   page('Invoice not found', '<h1>Invoice not found</h1><p>This link does not lead to an invoice. Please check the address you were sent.</p>');
 
+/** A path under `/invoices/` that does not even decode gets the same 404 page as an unknown token. */
+export function answerUnknownInvoicePath(req: Request, res: Response): boolean {
+  if (!req.path.startsWith('/invoices/')) return false;
+  res.status(404).type('html').send(notFoundPage());
+  return true;
+}
+
 /**
  * `GET /invoices/<token>` and `/invoices/<token>/pdf`: the invoice's public page, the target of the
  * payment link. No API key: the unguessable token is the credential, and the Host header selects

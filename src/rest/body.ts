@@ -26,7 +26,8 @@ export const jsonBody: RequestHandler[] = [
 
 /** body-parser's failures in the envelope's vocabulary. */
 export function bodyParserError(err: unknown): AppError | null {
-  if (typeof err !== 'object' || err === null || !('type' in err)) return null;
+  if (typeof err !== 'object' || err === null) return null;
+  if (!('type' in err)) return undecodableBody(err);
   switch ((err as { type: unknown }).type) {
     case 'entity.parse.failed':
       return new AppError('invalid_json', 'invalid_json', 'The request body is not valid JSON');
@@ -41,4 +42,14 @@ export function bodyParserError(err: unknown): AppError | null {
     default:
       return null;
   }
+}
+
+/**
+ * A body whose Content-Encoding (gzip, deflate, br) does not match its bytes: zlib's own error,
+ * which body-parser passes on with status 400 but no type of its own.
+ */
+function undecodableBody(err: object): AppError | null {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^(Z_|ERR_BROTLI|ERR__ERROR)/.test(code)) return null;
+  return new AppError('invalid_json', 'invalid_json', 'The request body could not be decompressed as its Content-Encoding says');
 }
