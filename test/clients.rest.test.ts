@@ -3,7 +3,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { clients, workspace } from '../src/db/schema/index.ts';
 import { makeClient, makeProject, makeRecipient } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
-import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 
 let env: TestEnv;
 const clock = testClock('2026-11-18T10:00:00.000Z');
@@ -24,7 +23,6 @@ const workspaceId = () => env.alpha.handle.db.select({ id: workspace.id }).from(
 
 describe('GET v1 /clients/{client_id} (endpoint 13)', () => {
   let clientId: string;
-  let betaClientId: string;
   beforeAll(() => {
     clientId = makeClient(env.alpha.handle.db, {
       name: 'Read Me Ltd',
@@ -36,14 +34,6 @@ describe('GET v1 /clients/{client_id} (endpoint 13)', () => {
       fullAddress: '1 Main St, Springfield',
       createdAt: '2026-01-01T00:00:00.000Z',
     }).id;
-    betaClientId = makeClient(env.beta.handle.db).id;
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'GET',
-    path: () => `${V1}/clients/${clientId}`,
-    otherWorkspacePath: () => `${V1}/clients/${betaClientId}`,
-    notFoundCode: 'client_not_found',
   });
 
   it('returns every field of the Client record, with the stored address', async () => {
@@ -104,7 +94,6 @@ describe('GET v1 /clients/{client_id} (endpoint 13)', () => {
 
 describe('PUT v1 /clients/{client_id} (endpoint 14)', () => {
   let clientId: string;
-  let betaClientId: string;
   const path = () => `${V1}/clients/${clientId}`;
   beforeEach(() => {
     clientId = makeClient(env.alpha.handle.db, {
@@ -116,15 +105,6 @@ describe('PUT v1 /clients/{client_id} (endpoint 14)', () => {
       fullAddress: 'Old address',
       createdAt: '2026-01-01T00:00:00.000Z',
     }).id;
-    betaClientId = makeClient(env.beta.handle.db).id;
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'PUT',
-    path,
-    otherWorkspacePath: () => `${V1}/clients/${betaClientId}`,
-    body: () => ({ client: { name: 'Renamed' } }),
-    notFoundCode: 'client_not_found',
   });
 
   it('updates every field and answers {notice_code, client_id}', async () => {
@@ -281,12 +261,6 @@ describe('POST v1 /clients/update_status (endpoint 15)', () => {
     const db = env.alpha.handle.db;
     ids = [makeClient(db).id, makeClient(db).id, makeClient(db, { status: 'archived', updatedAt: '2026-01-01T00:00:00.000Z' }).id];
     betaClientId = makeClient(env.beta.handle.db).id;
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'POST',
-    path: () => path,
-    body: () => ({ client_ids: ids, status: 'archived' }),
   });
 
   it("404 naming the other workspace's id, with alpha's key", async () => {

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/index.ts';
 import { clients, invoiceLines, invoices, outbox, projects, timeEntries } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
-import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 import { apiFor } from './helpers/http.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import {
@@ -61,20 +60,6 @@ const entryRow = (id: string) => env.alpha.handle.db.select().from(timeEntries).
 const invoiceCount = () => env.alpha.handle.db.select().from(invoices).all().length;
 
 describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
-  let common: Setup;
-  let betaClientId: string;
-  beforeAll(() => {
-    common = setup(env.alpha.handle.db, { entries: 0 });
-    betaClientId = makeClient(env.beta.handle.db).id;
-  });
-  runCommonRouteTests(() => env, {
-    method: 'POST',
-    path: () => path(common.client.id),
-    otherWorkspacePath: () => path(betaClientId),
-    body: () => ({ email: env.alpha.ownerEmail, number: nextNumber(), total: 10, invoice_services: [{ quantity: 1, unit_amount: 10 }] }),
-    notFoundCode: 'client_not_found',
-  });
-
   it('201 with exactly the spec fields; the entries become billed and the projects and client remember it', async () => {
     const s = setup(env.alpha.handle.db);
     const b = body(s, { interval: 'monthly', notes: 'Thanks!' });

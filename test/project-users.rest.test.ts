@@ -3,19 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectUsers } from '../src/db/schema/index.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
-import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 
 let env: TestEnv;
 const clock = testClock('2026-11-18T10:00:00.000Z');
 
 let projectId: string;
-let betaProjectId: string;
 
 beforeAll(async () => {
   env = await startTestEnv({ clock });
   const client = makeClient(env.alpha.handle.db, { currency: 'EUR' });
   projectId = makeProject(env.alpha.handle.db, client.id, { currency: 'EUR', billingMethod: 'hourly_person_rate', hourlyRateMinor: 7550 }).id;
-  betaProjectId = makeProject(env.beta.handle.db, makeClient(env.beta.handle.db).id).id;
 });
 afterAll(() => env.close());
 
@@ -33,14 +30,6 @@ describe.each([
   const pathFor = (id: string) => template.replace('{id}', id);
   const add = (projectUser: Record<string, unknown>, email: string = env.alpha.ownerEmail, id = projectId) =>
     env.alpha.api.post(pathFor(id), { project_user: projectUser, email });
-
-  runCommonRouteTests(() => env, {
-    method: 'POST',
-    path: () => pathFor(projectId),
-    otherWorkspacePath: () => pathFor(betaProjectId),
-    body: () => ({ project_user: { user_id: makeMember(env.alpha.handle.db).id, role: 'regular_user', hourly_rate: 10 }, email: env.alpha.ownerEmail }),
-    notFoundCode: 'project_not_found',
-  });
 
   it(`adds a team member and answers ${status} with the spec's project_user`, async () => {
     const member = makeMember(env.alpha.handle.db, { firstName: 'Ada', lastName: 'Lovelace', email: `ada.${status}@alpha.test`, timeZone: 'Europe/London' });
@@ -160,13 +149,6 @@ describe('GET v1 /projects/{project_id}/project_users (endpoint 6)', () => {
     const second = makeMember(db, { firstName: 'Second', lastName: 'Two', active: false });
     makeProjectUser(db, listedProjectId, first.id, { role: 'project_manager', hourlyRateMinor: 12345, createdAt: '2026-01-01T00:00:00.000Z' });
     makeProjectUser(db, listedProjectId, second.id, { createdAt: '2026-01-02T00:00:00.000Z' });
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'GET',
-    path: () => path(),
-    otherWorkspacePath: () => path(betaProjectId),
-    notFoundCode: 'project_not_found',
   });
 
   it("lists the project's users in the order they joined, in the spec's shape", async () => {

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recipients } from '../src/db/schema/index.ts';
 import { makeClient, makeMember, makeRecipient } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
-import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 
 let env: TestEnv;
 const clock = testClock('2026-11-18T10:00:00.000Z');
@@ -26,20 +25,10 @@ const rowById = (id: string) => env.alpha.handle.db.select().from(recipients).wh
 
 describe('POST v2 /clients/{client_id}/recipients (endpoint 7)', () => {
   let clientId: string;
-  let betaClientId: string;
   const path = (id = clientId) => `${V2}/clients/${id}/recipients`;
   const body = (recipient: unknown, email: unknown = env.alpha.ownerEmail) => ({ recipient, email });
   beforeEach(() => {
     clientId = makeClient(env.alpha.handle.db).id;
-    betaClientId = makeClient(env.beta.handle.db).id;
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'POST',
-    path: () => path(),
-    otherWorkspacePath: () => path(betaClientId),
-    body: () => body({ name: 'Common', email: `common${Math.random()}@x.test` }),
-    notFoundCode: 'client_not_found',
   });
 
   it('201 {notice_code} and stores a normalised e-mail with the acting user as creator', async () => {
@@ -154,21 +143,10 @@ describe('POST v2 /clients/{client_id}/recipients (endpoint 7)', () => {
 describe('PUT v1 /clients/{client_id}/recipients/{recipient_id} (endpoint 8)', () => {
   let clientId: string;
   let recipientId: string;
-  let betaPath: string;
   const path = (c = clientId, r = recipientId) => `${V1}/clients/${c}/recipients/${r}`;
   beforeEach(() => {
     clientId = makeClient(env.alpha.handle.db).id;
     recipientId = makeRecipient(env.alpha.handle.db, clientId, { name: 'Old Name', email: 'old@x.test', createdAt: '2026-01-01T00:00:00.000Z' }).id;
-    const betaClient = makeClient(env.beta.handle.db).id;
-    betaPath = path(betaClient, makeRecipient(env.beta.handle.db, betaClient).id);
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'PUT',
-    path: () => path(),
-    otherWorkspacePath: () => betaPath,
-    body: () => ({ recipient: { name: 'Common' } }),
-    notFoundCode: 'client_not_found',
   });
 
   it('200 {notice_code}; changes the given fields and normalises the e-mail', async () => {
@@ -240,7 +218,6 @@ describe('PUT v1 /clients/{client_id}/recipients/{recipient_id} (endpoint 8)', (
 describe('DELETE v1 /clients/{client_id}/recipients/{recipient_id} (endpoint 9)', () => {
   let clientId: string;
   let recipientId: string;
-  let betaPath: string;
   const path = (c = clientId, r = recipientId) => `${V1}/clients/${c}/recipients/${r}`;
   beforeEach(() => {
     clientId = makeClient(env.alpha.handle.db).id;
@@ -250,15 +227,6 @@ describe('DELETE v1 /clients/{client_id}/recipients/{recipient_id} (endpoint 9)'
       creatorId: env.alpha.ownerId,
       createdAt: '2026-01-01T00:00:00.000Z',
     }).id;
-    const betaClient = makeClient(env.beta.handle.db).id;
-    betaPath = path(betaClient, makeRecipient(env.beta.handle.db, betaClient).id);
-  });
-
-  runCommonRouteTests(() => env, {
-    method: 'DELETE',
-    path: () => path(),
-    otherWorkspacePath: () => betaPath,
-    notFoundCode: 'client_not_found',
   });
 
   it('200 with the deleted recipient record; the client read no longer lists it', async () => {

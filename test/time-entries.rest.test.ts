@@ -12,7 +12,6 @@ import {
   makeTimeEntry,
 } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
-import { runCommonRouteTests } from './helpers/common-route-tests.ts';
 
 let env: TestEnv;
 /** Wednesday 18 November 2026, 10:00 UTC. */
@@ -71,8 +70,6 @@ describe.each([
     expect(typeof res.body.error).toBe('string');
     return res;
   };
-
-  runCommonRouteTests(() => env, { method: 'POST', path: () => path, body: () => bodyFor(base) });
 
   it(`creates an entry: ${status} with exactly the spec's fields`, async () => {
     const s = setup();
