@@ -105,7 +105,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const app = createApp(services);
   const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
-  if (running) services.wake = (job, subdomain) => running.kick(job, subdomain);
+  if (running) services.wake = (effect, subdomain) => (effect === 'changed' ? running.changed(subdomain) : running.kick(effect, subdomain));
   const port = opts.port ?? services.config.port;
   const host = opts.host ?? services.config.host;
   const server = await new Promise<Server>((resolveListen, reject) => {

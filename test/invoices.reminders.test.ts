@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceReminders, outbox } from '../src/db/schema/index.ts';
 import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
-import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
+import { nextReminderAt, queueDueReminders } from '../src/domain/invoices/reminders.ts';
+import { scopeOf, startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { makeClient, makeProject, makeRecipient } from './helpers/factories.ts';
 
 let env: TestEnv;
@@ -98,5 +99,35 @@ describe('automated reminders', () => {
     const recorded = env.alpha.handle.db.select().from(invoiceReminders).where(eq(invoiceReminders.invoiceId, late.id)).all();
     expect(recorded.map((r) => r.remindOn)).toEqual(['2026-12-18']);
     expect(remindersOf(late.id)).toHaveLength(1);
+  });
+});
+
+describe('nextReminderAt', () => {
+  it('is the local midnight of the due date, now while a reminder is due and not queued, then 7 days on', async () => {
+    const ws = env.workspace('next-reminder');
+    const at = (iso: string) => scopeOf(env.services, ws.handle, new Date(iso));
+    expect(nextReminderAt(at('2026-11-18T10:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
+    clock.set('2026-11-18T10:00:00.000Z');
+    const client = makeClient(ws.handle.db);
+    const r = makeRecipient(ws.handle.db, client.id);
+    const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: ws.ownerEmail,
+      number: 'NR-1',
+      total: 50,
+      due_date: '11/20/2026',
+      send_automated_reminder_email: true,
+      invoice_services: [{ unit_amount: 50 }],
+      send_email: true,
+      invoice_details: { recipient_ids: [r.id] },
+    });
+    expect(res.status).toBe(201);
+    // the workspace keeps UTC: the due date starts at 00:00 UTC
+    expect(new Date(nextReminderAt(at('2026-11-18T10:00:00Z'))).toISOString()).toBe('2026-11-20T00:00:00.000Z');
+    const due = at('2026-11-20T08:00:00Z');
+    expect(nextReminderAt(due)).toBe(due.now.getTime());
+    queueDueReminders(due);
+    expect(new Date(nextReminderAt(at('2026-11-20T08:01:00Z'))).toISOString()).toBe('2026-11-27T00:00:00.000Z');
+    await ws.caller.invoices.markPaid({ email: ws.ownerEmail, invoice_id: res.body.invoice.id });
+    expect(nextReminderAt(at('2026-11-21T00:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runJobOnce, startJobs, type IdleMap, type Job } from '../src/jobs/runner.ts';
+import { startJobs, type Job } from '../src/jobs/runner.ts';
 import { enqueueMail } from '../src/mail/outbox.ts';
 import { LEASE_MS, nextDueAt } from '../src/mail/worker.ts';
 import { outbox } from '../src/db/schema/index.ts';
@@ -28,13 +28,13 @@ describe('startJobs', () => {
     let hold = false;
     const job: Job = {
       name: 'probe',
-      everyMs: 3_600_000,
       async run(handle) {
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
         visits.push(handle.subdomain);
         if (hold) await new Promise<void>((r) => (release = r));
         inFlight--;
+        return Number.POSITIVE_INFINITY;
       },
     };
     const running = startJobs([job], env.services, pino({ level: 'silent' }));
@@ -59,7 +59,8 @@ describe('startJobs', () => {
       expect(visits).toEqual(['alpha']);
       release!();
       await until(() => visits.length === 3);
-      expect(visits).toEqual(['alpha', 'gamma', 'beta']);
+      expect(visits[0]).toBe('alpha');
+      expect(visits.slice(1).sort()).toEqual(['beta', 'gamma']);
       expect(maxInFlight).toBe(1);
       running.kick('probe', 'unknown-workspace'); // nothing on disk: skipped without error
     } finally {
@@ -68,28 +69,40 @@ describe('startJobs', () => {
   });
 });
 
-describe('idle workspaces', () => {
-  it('a pass over every workspace skips those with nothing due yet; naming them runs them anyway', async () => {
-    const now = env.services.clock().getTime();
+describe('one schedule per job', () => {
+  it('after the first visit a workspace runs again only when it said it would be due, or when a write moved it', async () => {
     const visits: string[] = [];
-    const dueAt: Record<string, number> = { alpha: Number.POSITIVE_INFINITY, beta: now - 1, gamma: now + 60_000 };
+    const start = env.services.clock().getTime();
+    const dueAt: Record<string, number> = { alpha: Number.POSITIVE_INFINITY, beta: start + 150, gamma: start + 3_600_000 };
     const job: Job = {
-      name: 'idle-probe',
-      everyMs: 3_600_000,
+      name: 'schedule-probe',
+      followsWrites: true,
       run(handle) {
         visits.push(handle.subdomain);
-        return dueAt[handle.subdomain];
+        const due = dueAt[handle.subdomain] ?? Number.POSITIVE_INFINITY;
+        dueAt[handle.subdomain] = Number.POSITIVE_INFINITY; // each is due once
+        return due;
       },
     };
-    const idle: IdleMap = new Map();
-    await runJobOnce(job, env.services, undefined, idle);
-    expect(visits.sort()).toEqual(['alpha', 'beta', 'gamma']);
-    visits.length = 0;
-    await runJobOnce(job, env.services, undefined, idle);
-    expect(visits).toEqual(['beta']); // alpha has nothing, gamma not yet
-    visits.length = 0;
-    await runJobOnce(job, env.services, ['alpha'], idle);
-    expect(visits).toEqual(['alpha']);
+    const running = startJobs([job], env.services, pino({ level: 'silent' }));
+    try {
+      await until(() => visits.length >= 3);
+      expect(visits.slice(0, 3).sort()).toEqual(['alpha', 'beta', 'gamma']);
+      visits.length = 0;
+      // beta asked to be visited 150 ms later; alpha never, gamma in an hour
+      await until(() => visits.length === 1);
+      expect(visits).toEqual(['beta']);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(visits).toEqual(['beta']);
+      // a committed write in alpha: the job looks again shortly after, and only there
+      visits.length = 0;
+      running.changed('alpha');
+      running.changed('alpha');
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(visits).toEqual(['alpha']);
+    } finally {
+      await running.stop();
+    }
   });
 
   it('nextDueAt: nothing pending is never; else the earliest retry, or the end of a claim', () => {

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalDigests, outbox, workspace } from '../src/db/schema/index.ts';
-import { dueDigestDate, queueDueDigests } from '../src/domain/time-entries/digest.ts';
+import { dueDigestDate, nextDigestAt, queueDueDigests } from '../src/domain/time-entries/digest.ts';
+import { instantAt } from '../src/domain/time/calendar.ts';
 import { approvalDigestJob } from '../src/jobs/approval-digest.ts';
 import { jobs } from '../src/jobs/index.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
@@ -170,5 +171,37 @@ describe('instant approval requests', () => {
     // approving needs no mail; an entry that is not pending wakes nobody
     await caller.timeEntries.approve({ email: s.pms[0]!.email, time_entry_id: res.id });
     expect(kicks).toBe(1);
+  });
+});
+
+describe('instantAt', () => {
+  const at = (date: string, time: string, zone: string) => new Date(instantAt(date, time, zone)).toISOString();
+
+  it('is the instant the wall clock of the zone reads the date and time', () => {
+    expect(at('2026-11-24', '09:00', 'Europe/Berlin')).toBe('2026-11-24T08:00:00.000Z');
+    expect(at('2026-11-24', '00:00', 'Pacific/Kiritimati')).toBe('2026-11-23T10:00:00.000Z');
+    expect(at('2026-11-24', '23:59', 'America/Los_Angeles')).toBe('2026-11-25T07:59:00.000Z');
+  });
+
+  it('a reading skipped by the clocks is the moment they jump past it; a doubled one its first time', () => {
+    expect(at('2026-03-29', '02:30', 'Europe/Berlin')).toBe('2026-03-29T01:00:00.000Z');
+    expect(at('2026-03-08', '02:30', 'America/New_York')).toBe('2026-03-08T07:00:00.000Z');
+    expect(at('2026-10-25', '02:30', 'Europe/Berlin')).toBe('2026-10-25T00:30:00.000Z');
+  });
+});
+
+describe('nextDigestAt', () => {
+  it("is this week's digest time until it is recorded, then next week's; never without a weekly project", () => {
+    const zone = env.workspace('next-digest');
+    zone.handle.db.update(workspace).set({ timeZone: 'Asia/Tokyo' }).where(eq(workspace.subdomain, 'next-digest')).run();
+    const at = (iso: string) => scopeOf(env.services, zone.handle, new Date(iso));
+    expect(nextDigestAt(at('2026-11-18T00:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
+    makeProjectSetup(zone.handle.db, { project: { notifyWeekly: true, notificationDay: 'friday', notificationTime: '09:00' } });
+    // Friday 09:00 in Tokyo is Friday 00:00 UTC
+    expect(new Date(nextDigestAt(at('2026-11-18T00:00:00Z'))).toISOString()).toBe('2026-11-20T00:00:00.000Z');
+    const due = at('2026-11-20T00:00:00Z');
+    expect(nextDigestAt(due)).toBe(due.now.getTime());
+    queueDueDigests(due);
+    expect(new Date(nextDigestAt(at('2026-11-20T00:01:00Z'))).toISOString()).toBe('2026-11-27T00:00:00.000Z');
   });
 });

@@ -40,8 +40,11 @@ export interface ActorScope extends Scope {
   readonly actor: ActingUser;
 }
 
-/** Background work a committed change can ask for. */
-export type Effect = 'outbox' | 'webhooks';
+/**
+ * Background work a committed change can ask for: mail delivery, webhook delivery, and `changed`,
+ * which every committed write asks for so the jobs whose schedule follows the data look again.
+ */
+export type Effect = 'outbox' | 'webhooks' | 'changed';
 
 export interface Links {
   /** The base URL of this workspace's public pages (invoice links in mail and PDFs). */
@@ -78,7 +81,7 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
     statements: source.memo,
     write(work) {
       if (current) return work(current);
-      return source.db.transaction(
+      const result = source.db.transaction(
         (tx) => {
           current = tx;
           try {
@@ -89,6 +92,8 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
         },
         { behavior: 'immediate' },
       );
+      effects.add('changed');
+      return result;
     },
     after(effect) {
       effects.add(effect);

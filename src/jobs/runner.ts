@@ -2,98 +2,170 @@ import type { Logger } from 'pino';
 import type { AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 
-/** A periodic task over every workspace (reminders, digests, mail delivery). */
+/** A background task that each workspace may have work for (mail delivery, reminders, digests). */
 export interface Job {
   name: string;
-  everyMs: number;
   /**
-   * One pass for one workspace; errors are logged, never stop the pass over the others. It may
-   * return when the workspace next has work (ms on the service clock; Infinity for none): timer
-   * passes leave it closed until then. Kicks always run.
+   * One pass for one workspace: does what is due now and returns when this workspace next has work
+   * for the job (ms on the service clock; Infinity for none). The schedule waits until then unless
+   * the workspace is kicked or, for jobs that follow writes, its data changes.
    */
-  run(handle: WorkspaceHandle, services: AppServices): Promise<number | void> | number | void;
+  run(handle: WorkspaceHandle, services: AppServices): Promise<number> | number;
+  /** A committed write may move this job's schedule (a new due date, a changed digest day). */
+  followsWrites?: boolean;
 }
 
-/** Per job: workspaces with no work before the given time (ms on the service clock). */
-export type IdleMap = Map<string, number>;
+/** Runs a job once for every workspace on disk (or only the given ones), one after another. */
+export async function runJobOnce(job: Job, services: AppServices, only?: Iterable<string>): Promise<void> {
+  for (const subdomain of only ?? services.registry.list()) await runFor(job, services, subdomain);
+}
 
-/**
- * Runs one pass of a job over every workspace on disk (or only the given ones), one after another.
- * With `idle`, a pass over every workspace skips those that said they have nothing due yet.
- */
-export async function runJobOnce(job: Job, services: AppServices, only?: Iterable<string>, idle?: IdleMap): Promise<void> {
-  for (const subdomain of only ?? services.registry.list()) {
-    if (!only && (idle?.get(subdomain) ?? 0) > services.clock().getTime()) continue;
-    const handle = services.registry.get(subdomain);
-    if (!handle) continue;
-    try {
-      const nextDue = await services.registry.using(handle, () => job.run(handle, services));
-      if (typeof nextDue === 'number') idle?.set(subdomain, nextDue);
-      else idle?.delete(subdomain);
-    } catch (err) {
-      idle?.delete(subdomain);
-      services.logger.error({ err, job: job.name, workspace: subdomain }, 'job failed');
-    }
+/** How a pass for one workspace ended: when it is next due, or null when the workspace is gone. */
+async function runFor(job: Job, services: AppServices, subdomain: string): Promise<number | null> {
+  const handle = services.registry.get(subdomain);
+  if (!handle) return null;
+  try {
+    return await services.registry.using(handle, () => job.run(handle, services));
+  } catch (err) {
+    services.logger.error({ err, job: job.name, workspace: subdomain }, 'job failed');
+    return services.clock().getTime() + RETRY_AFTER_FAILURE_MS;
   }
 }
 
-interface JobState {
-  job: Job;
-  running: Promise<void> | null;
-  timer: NodeJS.Timeout | null;
-  /** The timer came due: a pass over every workspace is owed. */
-  fullPending: boolean;
-  /** Workspaces kicked since the last pass began. */
-  kicked: Set<string>;
-  idle: IdleMap;
+/** A pass that threw is tried again after this long. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
+/**
+ * Each workspace is visited at least this often even when it said it has nothing due, in case a
+ * change came from outside this process (the command line, a restored file).
+ */
+const REVISIT_MS = 6 * 3_600_000;
+/** Writes to a workspace move its data-following jobs at most this often. */
+const AFTER_WRITE_MS = 1_000;
+/** How often the data directory is listed for workspaces created by another process. */
+const RESCAN_MS = 60_000;
+/** setTimeout's limit; a later due time is re-armed when this one fires. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * One job's schedule: when each workspace is next due. Passes of one job never overlap; a pass
+ * runs every workspace that is due, in due order, and the timer sleeps until the earliest next
+ * due time, so an idle server with ten thousand workspaces does nothing at all between due times.
+ */
+class JobSchedule {
+  private readonly due = new Map<string, number>();
+  private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private armedFor = Number.POSITIVE_INFINITY;
+  /** The workspace a pass is running for right now (not in `due` meanwhile). */
+  private current: string | null = null;
+  stopped = false;
+
+  constructor(
+    readonly job: Job,
+    private readonly services: AppServices,
+    private readonly logger: Logger,
+  ) {}
+
+  private now = () => this.services.clock().getTime();
+
+  /** The workspace is due at `at` (or earlier, if it already was). */
+  dueAt(subdomain: string, at: number): void {
+    if (this.stopped) return;
+    const current = this.due.get(subdomain);
+    if (current !== undefined && current <= at) return;
+    this.due.set(subdomain, at);
+    if (this.running) return; // the pass re-arms when it ends
+    this.arm(at);
+  }
+
+  /** Workspaces on disk that the schedule has not seen are due now; those gone are dropped. */
+  sync(onDisk: ReadonlySet<string>): void {
+    for (const subdomain of this.due.keys()) if (!onDisk.has(subdomain)) this.due.delete(subdomain);
+    for (const subdomain of onDisk) if (!this.due.has(subdomain) && subdomain !== this.current) this.dueAt(subdomain, this.now());
+  }
+
+  private arm(at: number): void {
+    if (this.stopped || at >= this.armedFor) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.armedFor = at;
+    this.timer = setTimeout(() => this.pass(), Math.min(MAX_DELAY_MS, Math.max(0, at - this.now())));
+    this.timer.unref();
+  }
+
+  private pass(): void {
+    this.timer = null;
+    this.armedFor = Number.POSITIVE_INFINITY;
+    if (this.stopped || this.running) return;
+    this.running = this.runDue()
+      .catch((err: unknown) => this.logger.error({ err, job: this.job.name }, 'job pass failed'))
+      .finally(() => {
+        this.running = null;
+        this.arm(this.earliest());
+      });
+  }
+
+  private async runDue(): Promise<void> {
+    const now = this.now();
+    const due = [...this.due].filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
+    for (const [subdomain] of due) {
+      if (this.stopped) return;
+      this.due.delete(subdomain);
+      this.current = subdomain;
+      const next = await runFor(this.job, this.services, subdomain);
+      this.current = null;
+      // A kick that arrived during its own pass left an earlier time: keep it.
+      if (next !== null) this.due.set(subdomain, Math.min(this.due.get(subdomain) ?? Number.POSITIVE_INFINITY, next, this.now() + REVISIT_MS));
+    }
+  }
+
+  private earliest(): number {
+    let min = Number.POSITIVE_INFINITY;
+    for (const at of this.due.values()) if (at < min) min = at;
+    return min;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+}
+
+export interface RunningJobs {
+  /** Runs a job for one workspace soon (work was just queued there), without visiting the others. */
+  kick(name: string, subdomain: string): void;
+  /** A write committed in a workspace: the jobs that follow writes look at it again shortly. */
+  changed(subdomain: string): void;
+  stop(): Promise<void>;
 }
 
 /**
- * Starts each job on its own timer; a timer pass visits every workspace. `kick(name, subdomain)`
- * runs a pass for that one workspace at once (e.g. mail queued by a request), without waiting for
- * the timer or visiting the others. Passes of one job never overlap: what comes due meanwhile runs
- * right after. The returned `stop` stops the timers and waits for a pass in flight.
+ * Starts every job on one schedule per job. Each workspace on disk is visited once at start;
+ * after that a workspace is visited only when it said it would be due, when it is kicked, or
+ * (for jobs that follow writes) shortly after a write. New workspace files are found by listing
+ * the data directory once a minute.
  */
-export function startJobs(jobs: Job[], services: AppServices, logger: Logger): { stop: () => Promise<void>; kick: (name: string, subdomain: string) => void } {
-  let stopped = false;
-  const state: JobState[] = jobs.map((job) => ({ job, running: null, timer: null, fullPending: true, kicked: new Set(), idle: new Map() }));
-
-  const drain = (s: JobState) => {
-    if (stopped || s.running) return;
-    const full = s.fullPending;
-    if (!full && s.kicked.size === 0) return;
-    const only = full ? undefined : s.kicked;
-    s.fullPending = false;
-    s.kicked = new Set();
-    s.running = runJobOnce(s.job, services, only, s.idle)
-      .catch((err: unknown) => logger.error({ err, job: s.job.name }, 'job pass failed'))
-      .finally(() => {
-        s.running = null;
-        if (stopped) return;
-        if (full) {
-          s.timer = setTimeout(() => {
-            s.fullPending = true;
-            drain(s);
-          }, s.job.everyMs);
-          s.timer.unref();
-        }
-        drain(s);
-      });
+export function startJobs(jobs: Job[], services: AppServices, logger: Logger): RunningJobs {
+  const schedules = jobs.map((job) => new JobSchedule(job, services, logger));
+  const now = () => services.clock().getTime();
+  const discover = () => {
+    const onDisk = new Set(services.registry.list());
+    for (const s of schedules) s.sync(onDisk);
   };
-  for (const s of state) drain(s);
+  discover();
+  const rescan = setInterval(discover, RESCAN_MS);
+  rescan.unref();
 
   return {
     kick(name, subdomain) {
-      const s = state.find((x) => x.job.name === name);
-      if (!s || stopped) return;
-      s.kicked.add(subdomain);
-      s.idle.delete(subdomain);
-      drain(s);
+      schedules.find((s) => s.job.name === name)?.dueAt(subdomain, now());
+    },
+    changed(subdomain) {
+      for (const s of schedules) if (s.job.followsWrites) s.dueAt(subdomain, now() + AFTER_WRITE_MS);
     },
     async stop() {
-      stopped = true;
-      for (const s of state) if (s.timer) clearTimeout(s.timer);
-      await Promise.all(state.map((s) => s.running));
+      clearInterval(rescan);
+      await Promise.all(schedules.map((s) => s.stop()));
     },
   };
 }

@@ -1,10 +1,13 @@
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, inArray, lte, max } from 'drizzle-orm';
 import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
-import { addDays, daysBetween, localDate } from '../time/calendar.ts';
+import { addDays, daysBetween, instantAt, localDate } from '../time/calendar.ts';
 import { mailContext, queueReminderMail, replyToFor } from './mail.ts';
 
 const REMINDER_EVERY_DAYS = 7;
+
+/** Invoices that get reminders: asked for, and e-mailed (a draft never reached the client). */
+const remindable = () => and(eq(invoices.sendAutomatedReminderEmail, true), inArray(invoices.status, ['sending', 'sent']));
 
 /**
  * The reminder date due today for an invoice: its due date, or the latest due date + 7k that is
@@ -29,14 +32,7 @@ export function queueDueReminders(scope: Scope): number {
   const candidates = scope.db
     .select({ id: invoices.id })
     .from(invoices)
-    .where(
-      and(
-        eq(invoices.sendAutomatedReminderEmail, true),
-        // Only invoices that were e-mailed: a draft never reached the client, so nothing to remind of.
-        inArray(invoices.status, ['sending', 'sent']),
-        lte(invoices.dueDate, today),
-      ),
-    )
+    .where(and(remindable(), lte(invoices.dueDate, today)))
     .all();
   let queued = 0;
   for (const { id } of candidates) {
@@ -58,4 +54,28 @@ export function queueDueReminders(scope: Scope): number {
     });
   }
   return queued;
+}
+
+/**
+ * When the reminders job next has work in this workspace (ms): now when a reminder is due and not
+ * yet queued, else the start (local midnight) of the earliest next reminder date; Infinity when no
+ * invoice will ever need one.
+ */
+export function nextReminderAt(scope: Scope): number {
+  const { timeZone } = scope.workspace;
+  const today = localDate(scope.now, timeZone);
+  const rows = scope.db
+    .select({ dueDate: invoices.dueDate, lastReminder: max(invoiceReminders.remindOn) })
+    .from(invoices)
+    .leftJoin(invoiceReminders, eq(invoiceReminders.invoiceId, invoices.id))
+    .where(remindable())
+    .groupBy(invoices.id)
+    .all();
+  let next = Number.POSITIVE_INFINITY;
+  for (const { dueDate, lastReminder } of rows) {
+    const dueToday = reminderDateFor(dueDate, today);
+    if (dueToday !== null && dueToday !== lastReminder) return scope.now.getTime();
+    next = Math.min(next, instantAt(dueToday === null ? dueDate : addDays(dueToday, REMINDER_EVERY_DAYS), '00:00', timeZone));
+  }
+  return next;
 }

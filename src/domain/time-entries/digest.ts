@@ -1,9 +1,9 @@
-import { and, asc, count, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, max } from 'drizzle-orm';
 import { approvalDigests, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { Scope } from '../scope.ts';
 import { fullName } from '../team-members/records.ts';
-import { dayOfWeekContaining, localDateTime, mondayOf, type WeekDay } from '../time/calendar.ts';
+import { addDays, dayOfWeekContaining, instantAt, localDateTime, mondayOf, type WeekDay } from '../time/calendar.ts';
 import { digestMail, type PendingEntryLine } from './approval-mail.ts';
 import { timeEntryStatements } from './queries.ts';
 
@@ -29,6 +29,14 @@ export function dueDigestDate(now: Date, timeZone: string, day: WeekDay, time: s
   return `${local.date} ${local.time}` >= `${scheduled} ${at}` ? scheduled : null;
 }
 
+/** Active projects with the weekly digest on and a day and time for it. */
+const weeklyProjects = (db: Scope['db']) =>
+  db
+    .select({ id: projects.id, name: projects.name, replyTo: projects.replyTo, day: projects.notificationDay, time: projects.notificationTime })
+    .from(projects)
+    .where(and(eq(projects.notifyWeekly, true), eq(projects.status, 'active'), isNotNull(projects.notificationDay), isNotNull(projects.notificationTime)))
+    .all();
+
 /**
  * One pass of the weekly approval digest for a workspace: every active project with the weekly
  * flag whose day and time have come this week, and that has no digest recorded for this week,
@@ -40,13 +48,8 @@ export function queueDueDigests(scope: Scope): number {
   const { db, now } = scope;
   const { timeZone } = scope.workspace;
   const st = scope.statements(timeEntryStatements);
-  const scheduled = db
-    .select({ id: projects.id, name: projects.name, replyTo: projects.replyTo, day: projects.notificationDay, time: projects.notificationTime })
-    .from(projects)
-    .where(and(eq(projects.notifyWeekly, true), eq(projects.status, 'active'), isNotNull(projects.notificationDay), isNotNull(projects.notificationTime)))
-    .all();
   let queued = 0;
-  for (const project of scheduled) {
+  for (const project of weeklyProjects(db)) {
     if (!project.day || !project.time) continue;
     const sentFor = dueDigestDate(now, timeZone, project.day, project.time);
     if (!sentFor) continue;
@@ -85,4 +88,34 @@ export function queueDueDigests(scope: Scope): number {
     });
   }
   return queued;
+}
+
+/**
+ * When the digest job next has work in this workspace (ms): now when a project's digest for this
+ * week is due and not yet recorded, else the earliest coming digest time; Infinity when no project
+ * has a weekly digest.
+ */
+export function nextDigestAt(scope: Scope): number {
+  const { db, now } = scope;
+  const { timeZone } = scope.workspace;
+  const lastSent = new Map(
+    db
+      .select({ projectId: approvalDigests.projectId, sentFor: max(approvalDigests.sentFor) })
+      .from(approvalDigests)
+      .groupBy(approvalDigests.projectId)
+      .all()
+      .map((r) => [r.projectId, r.sentFor]),
+  );
+  const today = localDateTime(now, timeZone).date;
+  let next = Number.POSITIVE_INFINITY;
+  for (const project of weeklyProjects(db)) {
+    const at = project.day && project.time ? normalTime(project.time) : null;
+    if (!at || !project.day) continue;
+    const thisWeek = dayOfWeekContaining(today, project.day);
+    const thisWeekAt = instantAt(thisWeek, at, timeZone);
+    if (thisWeekAt > now.getTime()) next = Math.min(next, thisWeekAt);
+    else if (lastSent.get(project.id) !== thisWeek) return now.getTime();
+    else next = Math.min(next, instantAt(addDays(thisWeek, 7), at, timeZone));
+  }
+  return next;
 }

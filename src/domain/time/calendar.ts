@@ -88,3 +88,36 @@ export function firstOfNextMonth(date: string): string {
 export function dayOfWeekContaining(date: string, day: WeekDay): string {
   return addDays(mondayOf(date), (WEEK_DAYS.indexOf(day) + 6) % 7);
 }
+
+/** A wall-clock reading as minutes on one continuous scale, so two readings can be subtracted. */
+const wallMinutes = (date: string, time: string) => toUtc(date).getTime() / 60_000 + Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
+
+/**
+ * The first instant at which the wall clock in `timeZone` reads `date time` or later. Two passes
+ * over the zone's offset settle it. A reading in a daylight-saving gap (02:30 that never happens)
+ * gives the instant the clocks jump past it; a reading that happens twice gives the first.
+ */
+export function instantAt(date: string, time: string, timeZone: string): number {
+  const reading = (at: number) => {
+    const local = localDateTime(new Date(at), timeZone);
+    return wallMinutes(local.date, local.time);
+  };
+  const wanted = wallMinutes(date, time);
+  let guess = wanted * 60_000;
+  for (let pass = 0; pass < 2; pass++) guess += (wanted - reading(guess)) * 60_000;
+  if (reading(guess) === wanted) {
+    // A reading that happens twice (the hour clocks go back): the first one.
+    const hourEarlier = guess - 3_600_000;
+    return reading(hourEarlier) === wanted ? hourEarlier : guess;
+  }
+  // The wanted reading falls in a gap: the answer is the minute the clocks jump past it, found by
+  // halving a window around the guess in which readings only rise.
+  let lo = guess - 3 * 3_600_000;
+  let hi = guess + 3 * 3_600_000;
+  while (hi - lo > 60_000) {
+    const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+    if (reading(mid) >= wanted) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
