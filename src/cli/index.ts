@@ -32,6 +32,7 @@ export const COMMANDS: CommandRow[] = [
     args: '<subdomain> --email E --first-name F --last-name L [--role R] [--time-zone TZ] [--json]',
     load: async () => (await import('./member.ts')).add,
   },
+  { words: 'member import', args: '<subdomain> <members.csv> [--json]    (columns: email, first_name, last_name, role, time_zone)', load: async () => (await import('./member.ts')).importCsv },
   { words: 'client create', args: '<subdomain> --name N [--currency USD] [--due-in-days 30] [--json]', load: async () => (await import('./client.ts')).create },
   { words: 'role add', args: '<subdomain> <RoleName>', load: async () => (await import('./role.ts')).add },
 ];

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { AppError } from '../../errors.ts';
 import type { Db } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
 import { assertEmailFree, assertRoleExists } from './queries.ts';
 import { toTeamMemberRecord, type TeamMemberRow } from './records.ts';
-import type { createInput, TeamMemberRecord } from './schemas.ts';
+import type { createInput, createManyInput, createManyOutput, TeamMemberRecord } from './schemas.ts';
 
 type NewTeamMember = z.output<typeof createInput>;
 
@@ -38,4 +39,28 @@ export function insertTeamMember(tx: Db, input: NewTeamMember, defaultTimeZone: 
 export function createTeamMember(scope: Scope, input: NewTeamMember): TeamMemberRecord {
   requireAdmin(scope, 'add team members');
   return scope.write((tx) => insertTeamMember(tx, input, scope.workspace.timeZone, scope.now));
+}
+
+/** An error about one member of a batch, with its place in the batch in the path and the message. */
+function forMember(err: unknown, index: number): unknown {
+  if (!(err instanceof AppError)) return err;
+  const details = (err.details ?? [{ path: 'email', message: err.message }]).map((d) => ({ path: `members.${index}.${d.path}`, message: d.message }));
+  return new AppError(err.kind, err.code, `members.${index}: ${err.message}`, { details, extra: err.extra });
+}
+
+/**
+ * Adds many team members at once (`teamMembers.create`, `hourbook member import`): all of them or,
+ * when one is refused, none, with the refused one's place in the error.
+ */
+export function createTeamMembers(scope: Scope, input: z.output<typeof createManyInput>): z.output<typeof createManyOutput> {
+  requireAdmin(scope, 'add team members');
+  return scope.write((tx) => ({
+    team_members: input.members.map((member, i) => {
+      try {
+        return insertTeamMember(tx, member, scope.workspace.timeZone, scope.now);
+      } catch (err) {
+        throw forMember(err, i);
+      }
+    }),
+  }));
 }

@@ -57,3 +57,9 @@ export const createInput = z.object({
   organization_role: z.string().min(1).max(100).default('Member'),
 });
 
+/** At most this many members in one `teamMembers.create` call (bigger sets: several calls). */
+export const MAX_MEMBERS_PER_CALL = 1000;
+
+export const createManyInput = z.object({ members: z.array(createInput).min(1).max(MAX_MEMBERS_PER_CALL) });
+export const createManyOutput = z.object({ team_members: z.array(teamMemberRecord) });
+

@@ -1,5 +1,6 @@
+import { createTeamMembers } from '../../domain/team-members/create.ts';
 import { listTeamMemberPage, listTeamMembers } from '../../domain/team-members/list.ts';
-import { listInput, listOutput, listPageInput, listPageOutput, updateInput, updateOutput } from '../../domain/team-members/schemas.ts';
+import { createManyInput, createManyOutput, listInput, listOutput, listPageInput, listPageOutput, updateInput, updateOutput } from '../../domain/team-members/schemas.ts';
 import { updateTeamMember } from '../../domain/team-members/update.ts';
 import { router, workspaceProcedure } from '../init.ts';
 
@@ -14,6 +15,11 @@ export const teamMembersRouter = router({
     .input(listInput)
     .output(listOutput)
     .query(({ ctx, input }) => listTeamMembers(ctx.scope, input)),
+  /** Adds up to 1,000 members in one transaction (Owner or Admin): all or none. */
+  create: workspaceProcedure
+    .input(createManyInput)
+    .output(createManyOutput)
+    .mutation(({ ctx, input }) => createTeamMembers(ctx.scope, input)),
   /** Endpoint 18. */
   update: workspaceProcedure
     .input(updateInput)
