@@ -14,6 +14,7 @@ const configSchema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).default('hourbook <no-reply@localhost>'),
   SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  COMMIT_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(0),
   TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
@@ -29,6 +30,8 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** Extra milliseconds a shared commit stays open for more writers (0: the current event-loop turn). */
+  commitDelayMs: number;
   trustProxy: boolean;
   logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
   corsOrigins: string[];
@@ -57,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: c.SMTP_URL,
     mailFrom: c.MAIL_FROM,
     sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
+    commitDelayMs: c.COMMIT_DELAY_MS,
     trustProxy: c.TRUST_PROXY !== undefined && !['0', 'false', 'no'].includes(c.TRUST_PROXY.toLowerCase()),
     logLevel: c.LOG_LEVEL,
     corsOrigins: (c.CORS_ORIGINS ?? '')

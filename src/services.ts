@@ -26,7 +26,7 @@ export interface AppServices {
 export function createServices(config: Config, opts: { clock?: Clock; logger?: Logger } = {}): AppServices {
   return {
     config,
-    registry: new WorkspaceRegistry({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous }),
+    registry: new WorkspaceRegistry({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous, commitDelayMs: config.commitDelayMs }),
     clock: opts.clock ?? systemClock,
     logger: opts.logger ?? createLogger(config.logLevel),
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),
@@ -42,9 +42,14 @@ function domainOfAddress(from: string): string {
 
 /**
  * A scope over one open workspace for a call made now (a request, a job's pass, a command). Its
- * `settle` wakes the jobs the call gave work to; call it once the operation has returned.
+ * `settle` wakes the jobs the call gave work to; call it once the operation has returned. Requests
+ * share commits (`shareCommit`) and wait for `durable()` before they answer.
  */
-export function openWorkspaceScope(services: AppServices, handle: WorkspaceHandle, actor: ActingUser | null = null): OpenScope {
+export function openWorkspaceScope(
+  services: AppServices,
+  handle: WorkspaceHandle,
+  opts: { actor?: ActingUser | null; shareCommit?: boolean } = {},
+): OpenScope {
   return openScope(
     {
       db: handle.db,
@@ -52,7 +57,9 @@ export function openWorkspaceScope(services: AppServices, handle: WorkspaceHandl
       workspace: workspaceInfo(handle),
       now: services.clock(),
       links: { publicBase: publicUrlFor(services.config, handle.subdomain), messageIdDomain: domainOfAddress(services.config.mailFrom) },
-      actor,
+      actor: opts.actor ?? null,
+      commits: handle.commits,
+      shareCommit: opts.shareCommit ?? false,
     },
     (effect) => services.wake(effect, handle.subdomain),
   );

@@ -53,6 +53,16 @@ export interface Links {
   messageIdDomain: string;
 }
 
+/** How the connection's writes are committed (src/workspaces/commit-group.ts). */
+export interface Commits {
+  /** Opens (or joins) the shared transaction; the promise settles when it commits. */
+  join(): Promise<void>;
+  /** The open shared transaction's commit, or a resolved promise when none is open. */
+  pending(): Promise<void>;
+  /** Commits the shared transaction now, if one is open. */
+  flush(): void;
+}
+
 /** What a caller knows when it opens a scope. */
 interface ScopeSource {
   db: Database;
@@ -61,16 +71,29 @@ interface ScopeSource {
   now: Date;
   links: Links;
   actor?: ActingUser | null;
+  commits: Commits;
+  /**
+   * Whether this call's writes may share a commit with other calls of the same moment (requests,
+   * which then wait for `durable()` before answering). Otherwise (jobs, the command line) each
+   * write commits at once, after committing whatever shared transaction is open.
+   */
+  shareCommit?: boolean;
 }
 
 export interface OpenScope {
   scope: Scope;
+  /**
+   * Resolves once everything this call wrote (and anything it read that others wrote) is
+   * committed; rejects when that commit failed, so the call must not be answered as a success.
+   */
+  durable(): Promise<void>;
   /** Hands the effects the call registered to `run`; call it once the operation has returned. */
   settle(): void;
 }
 
 export function openScope(source: ScopeSource, run: (effect: Effect) => void): OpenScope {
   const effects = new Set<Effect>();
+  const commits: Promise<void>[] = [];
   let current: Transaction | null = null;
   const scope: Scope = {
     db: source.db,
@@ -81,6 +104,8 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
     statements: source.memo,
     write(work) {
       if (current) return work(current);
+      if (source.shareCommit) commits.push(source.commits.join());
+      else source.commits.flush();
       const result = source.db.transaction(
         (tx) => {
           current = tx;
@@ -101,6 +126,11 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
   };
   return {
     scope,
+    async durable() {
+      // A read may have seen writes of a group still open: wait for it too.
+      if (source.shareCommit) commits.push(source.commits.pending());
+      await Promise.all(commits);
+    },
     settle() {
       for (const effect of effects) run(effect);
       effects.clear();

@@ -61,14 +61,18 @@ export function authenticate(ctx: Context): WorkspaceHandle {
 
 /**
  * Every workspace procedure: the workspace and key are checked, one scope is opened for the call,
- * and once the procedure has returned the work its commit asked for (waking the outbox) is started.
+ * its writes share a commit with those of requests arriving at the same moment, and once that
+ * commit is durable the work it asked for (waking the outbox) is started.
  */
 export const workspaceProcedure = publicProcedure.use(async ({ ctx, next }) => {
   const handle = authenticate(ctx);
   return ctx.services.registry.using(handle, async () => {
-    const open = openWorkspaceScope(ctx.services, handle);
+    const open = openWorkspaceScope(ctx.services, handle, { shareCommit: true });
     const result = await next({ ctx: { scope: open.scope as Scope } });
-    if (result.ok) open.settle();
+    if (!result.ok) return result;
+    // Never answer before the write is durable; a failed shared commit fails the call (500).
+    await open.durable();
+    open.settle();
     return result;
   });
 });

@@ -1,16 +1,21 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { schema, type Database } from '../db/index.ts';
+import { CommitGroup } from './commit-group.ts';
 import { applyMigrations } from './migrate.ts';
 
 export interface OpenOptions {
   synchronous: 'FULL' | 'NORMAL';
+  /** How long a shared commit waits for more writers (0: until the current turn of the event loop ends). */
+  commitDelayMs?: number;
 }
 
 /** One open workspace file: the raw connection (for pragmas and benchmarks) and its drizzle view. */
 export class WorkspaceHandle {
   readonly sqlite: BetterSqlite3.Database;
   readonly db: Database;
+  /** Shares one commit between the writes of requests that arrive together. */
+  readonly commits: CommitGroup;
   /** Requests currently using this handle; the registry never closes a handle in use. */
   users = 0;
   private readonly cache = new Map<unknown, unknown>();
@@ -21,6 +26,7 @@ export class WorkspaceHandle {
     opts: OpenOptions,
   ) {
     this.sqlite = new BetterSqlite3(file, { fileMustExist: false });
+    this.commits = new CommitGroup(this.sqlite, opts.commitDelayMs ?? 0);
     try {
       this.sqlite.pragma('journal_mode = WAL');
       this.sqlite.pragma('foreign_keys = ON');
@@ -50,6 +56,7 @@ export class WorkspaceHandle {
   close(): void {
     this.cache.clear();
     if (this.sqlite.open) {
+      this.commits.flush();
       // Fold the WAL back into the main file so a closed workspace is one self-contained file.
       try {
         this.sqlite.pragma('wal_checkpoint(TRUNCATE)');

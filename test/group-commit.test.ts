@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clients } from '../src/db/schema/index.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { openWorkspaceScope } from '../src/services.ts';
+import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
+import { startTestEnv, type TestEnv } from './helpers/env.ts';
+import { makeClient, makeProjectSetup } from './helpers/factories.ts';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await startTestEnv();
+});
+afterAll(() => env.close());
+
+const clientRow = (id: string, name: string) => ({ id, name, identifier: name.toUpperCase(), currency: 'USD', defaultInvoiceDueInDays: 30, createdAt: '2026-11-18T10:00:00.000Z', updatedAt: '2026-11-18T10:00:00.000Z' });
+
+describe('group commit (one workspace connection)', () => {
+  it('writes of one moment share a commit: a failing one rolls back alone, nothing is visible to another connection before the commit', async () => {
+    const { handle } = env.workspace('grouped');
+    const shared = () => openWorkspaceScope(env.services, handle, { shareCommit: true });
+    const [a, b, c] = [shared(), shared(), shared()];
+    a.scope.write((tx) => tx.insert(clients).values(clientRow('a0000000-0000-4000-8000-000000000001', 'Alpha')).run());
+    expect(() =>
+      b.scope.write((tx) => {
+        tx.insert(clients).values(clientRow('b0000000-0000-4000-8000-000000000002', 'Bravo')).run();
+        throw new Error('refused after writing');
+      }),
+    ).toThrow('refused after writing');
+    c.scope.write((tx) => tx.insert(clients).values(clientRow('c0000000-0000-4000-8000-000000000003', 'Charlie')).run());
+
+    // Another connection to the same file sees nothing yet: the shared transaction is still open.
+    const other = new BetterSqlite3(handle.file, { readonly: true });
+    try {
+      const names = () => other.prepare('select name from clients order by name').pluck().all();
+      expect(names()).toEqual([]);
+      await Promise.all([a.durable(), c.durable()]);
+      expect(names()).toEqual(['Alpha', 'Charlie']);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('a commit that fails fails every write of its group, and none of them stays', async () => {
+    const { handle } = env.workspace('failing');
+    const shared = () => openWorkspaceScope(env.services, handle, { shareCommit: true });
+    const [good, bad] = [shared(), shared()];
+    good.scope.write((tx) => tx.insert(clients).values(clientRow('d0000000-0000-4000-8000-000000000004', 'Good')).run());
+    // A foreign key checked only at COMMIT (deferred) makes the shared COMMIT itself fail.
+    bad.scope.write((tx) => {
+      tx.run(sql`PRAGMA defer_foreign_keys = ON`);
+      tx.run(sql`INSERT INTO projects (id, client_id, name, identifier, billing_method, currency, created_at, updated_at)
+                 VALUES ('e0000000-0000-4000-8000-000000000005', 'no-such-client', 'Dangling', 'DANGLING', 'hourly_project_rate', 'USD', 'x', 'x')`);
+    });
+    await expect(good.durable()).rejects.toThrow(/FOREIGN KEY/);
+    await expect(bad.durable()).rejects.toThrow(/FOREIGN KEY/);
+    expect(handle.db.select().from(clients).all()).toEqual([]);
+    // The connection is usable again: the next write commits.
+    const next = shared();
+    next.scope.write((tx) => tx.insert(clients).values(clientRow('f0000000-0000-4000-8000-000000000006', 'After')).run());
+    await next.durable();
+    expect(handle.db.select({ name: clients.name }).from(clients).all()).toEqual([{ name: 'After' }]);
+  });
+
+  it('a job or the command line writing meanwhile commits the open group first and then its own write at once', async () => {
+    const { handle } = env.workspace('solo');
+    const request = openWorkspaceScope(env.services, handle, { shareCommit: true });
+    request.scope.write((tx) => tx.insert(clients).values(clientRow('a1000000-0000-4000-8000-000000000001', 'Request')).run());
+    const job = openWorkspaceScope(env.services, handle);
+    job.scope.write((tx) => tx.insert(clients).values(clientRow('a2000000-0000-4000-8000-000000000002', 'Job')).run());
+    const other = new BetterSqlite3(handle.file, { readonly: true });
+    try {
+      expect(other.prepare('select count(*) from clients').pluck().get()).toBe(2);
+    } finally {
+      other.close();
+    }
+    await request.durable();
+  });
+});
+
+describe('group commit through the API', () => {
+  it('200 parallel creates for one user-day: the 24-hour rule holds exactly and the stored order follows the answers', async () => {
+    const s = makeProjectSetup(env.alpha.handle.db);
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        env.alpha.api.post('/api/external/v2/time-entries', {
+          client_id: s.client.id,
+          project_id: s.project.id,
+          task_id: s.task.id,
+          email: s.member.email,
+          recorded_on: '2026-11-16',
+          hours: '0.25',
+          notes: `n${i}`,
+        }),
+      ),
+    );
+    const created = results.filter((r) => r.status === 201);
+    expect(created).toHaveLength(96);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(104);
+    expect(new Set(refused.map((r) => `${r.status} ${r.body.code}`))).toEqual(new Set(['422 daily_limit_exceeded']));
+    const rows = env.alpha.handle.sqlite.prepare('select id, seconds, created_at from time_entries where user_id = ? order by rowid').all(s.member.id) as { id: string; seconds: number; created_at: string }[];
+    expect(rows.reduce((sum, r) => sum + r.seconds, 0)).toBe(24 * 3600);
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set(created.map((r) => r.body.id)));
+    const times = rows.map((r) => r.created_at);
+    expect(times).toEqual([...times].sort());
+  });
+});
+
+describe('group commit and a crash', () => {
+  const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
+  const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-crash-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  // Commits are held open 40 ms, so a server that answered before its commit would lose acknowledged
+  // entries to almost any kill.
+  it('kill -9 under steady concurrent writes loses no acknowledged entry', async () => {
+    const registry = new WorkspaceRegistry({ dataDir, synchronous: 'FULL' });
+    const { apiKey } = provisionWorkspace(registry, { subdomain: 'crash', timeZone: 'UTC', owner: { email: 'o@crash.test', firstName: 'O', lastName: 'C' } }, new Date());
+    const handle = registry.get('crash')!;
+    const s = makeProjectSetup(handle.db);
+    makeClient(handle.db);
+    registry.closeAll();
+
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent', SQLITE_SYNCHRONOUS: 'FULL', COMMIT_DELAY_MS: '40' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    for (let i = 0; i < 400 && !output.includes('listening'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(output).toContain('listening');
+
+    const acknowledged: string[] = [];
+    let sent = 0;
+    const post = (i: number) =>
+      new Promise<void>((resolve) => {
+        const body = JSON.stringify({ client_id: s.client.id, project_id: s.project.id, task_id: s.task.id, email: s.member.email, recorded_on: `2026-0${1 + (i % 9)}-${String(1 + (Math.floor(i / 9) % 28)).padStart(2, '0')}`, hours: '0.25' });
+        const req = request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/api/external/v2/time-entries', headers: { host: 'crash.localhost', 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => {
+              if (res.statusCode === 201) acknowledged.push((JSON.parse(text) as { id: string }).id);
+              resolve();
+            });
+            res.on('error', () => resolve());
+          },
+        );
+        req.on('error', () => resolve());
+        req.end(body);
+      });
+    let crashed = false;
+    const writer = async () => {
+      while (!crashed) await post(sent++);
+    };
+    const writers = Array.from({ length: 20 }, writer);
+    while (acknowledged.length < 300) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGKILL');
+    crashed = true;
+    await exited;
+    await Promise.all(writers);
+
+    const db = new BetterSqlite3(join(dataDir, 'crash.sqlite'));
+    try {
+      const stored = new Set(db.prepare('select id from time_entries').pluck().all() as string[]);
+      const lost = acknowledged.filter((id) => !stored.has(id));
+      expect(lost).toEqual([]);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
