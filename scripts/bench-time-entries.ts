@@ -1,12 +1,14 @@
 /**
  * Throughput of the hot write path, POST /api/external/v2/time-entries, beside a floor: a bare
  * node:http + better-sqlite3 server doing one prepared insert per request into the same table, on
- * the same disk with the same pragmas. Both run in a child process of their own, so the load
- * generator (autocannon, here) never shares an event loop with the server it measures.
+ * the same disk with the same pragmas, under SQLITE_SYNCHRONOUS=FULL and NORMAL. Both servers run
+ * in child processes of their own and are loaded in turn (A/B alternated), so the load generator
+ * (autocannon) never shares an event loop with the server it measures and both meet the same machine.
  *
- *   npx tsx scripts/bench-time-entries.ts            # 10 s, 10 connections
- *   BENCH_DURATION=30 BENCH_CONNECTIONS=50 npx tsx scripts/bench-time-entries.ts
- *   SQLITE_SYNCHRONOUS=NORMAL npx tsx scripts/bench-time-entries.ts   # without an fsync per commit
+ *   npx tsx scripts/bench-time-entries.ts            # 3 rounds of 5 s each, 20 connections, FULL and NORMAL
+ *   BENCH_DURATION=10 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50 npx tsx scripts/bench-time-entries.ts
+ *   SQLITE_SYNCHRONOUS=NORMAL npx tsx scripts/bench-time-entries.ts   # one durability setting only
+ *   BENCH_PROFILE=/tmp/prof npx tsx scripts/bench-time-entries.ts      # CPU profiles of both servers
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,22 +26,15 @@ import { createServices } from '../src/services.ts';
 import { startServer } from '../src/server.ts';
 import { WorkspaceHandle } from '../src/workspaces/handle.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { assertCount, printRows, record } from './bench-report.ts';
 
 const USERS = 50;
-/** Only the durability setting is taken from the environment; it dominates the figures. */
+/** Only the durability setting is taken from the environment (each child gets its own); it dominates the figures. */
 const durability = (): Record<string, string> => (process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {});
 const HOST = 'bench.localhost';
 const WARMUP_SECONDS = 2;
 /** Entries are dated over the year before this day, so none is in the future and none is locked. */
 const LAST_DAY = '2026-11-17';
-
-export interface BenchFigures {
-  name: string;
-  requestsPerSecond: number;
-  p99Ms: number;
-  requests: number;
-  failures: number;
-}
 
 interface Target {
   url: string;
@@ -191,61 +186,89 @@ function nextMessage(proc: ChildProcess): Promise<FromChild> {
   });
 }
 
-async function measure(kind: 'app' | 'bare', name: string, opts: { duration: number; connections: number }): Promise<BenchFigures> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: 'inherit' });
+interface Served {
+  kind: 'app' | 'bare';
+  proc: ChildProcess;
+  target: Target;
+  /** Requests answered 2xx over every run against it, and the runs made (for the in-flight slack). */
+  answered: number;
+  runs: number;
+  next: number;
+}
+
+async function startChild(kind: 'app' | 'bare', synchronous: string): Promise<Served> {
+  const execArgv = ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])];
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv, stdio: 'inherit', env: { ...process.env, SQLITE_SYNCHRONOUS: synchronous } });
+  const ready = await nextMessage(proc);
+  if (!('ready' in ready)) throw new Error('bench server did not start');
+  return { kind, proc, target: ready.ready, answered: 0, runs: 0, next: 0 };
+}
+
+async function load(served: Served, duration: number, connections: number) {
+  const { target } = served;
+  const result = await autocannon({
+    url: target.url,
+    method: 'POST',
+    headers: target.headers,
+    connections,
+    duration,
+    requests: [{ setupRequest: (req) => ({ ...req, body: bodyFor(target, served.next++) }) }],
+  });
+  served.answered += result['2xx'];
+  served.runs++;
+  return { rps: result.requests.average, p99: result.latency.p99, failures: result.non2xx + result.errors + result.timeouts };
+}
+
+/** Every answered request was stored (requests in flight when a run stopped may be stored unanswered). */
+async function checkStored(served: Served, connections: number): Promise<void> {
+  served.proc.send('count');
+  const stored = await nextMessage(served.proc);
+  const rows = 'stored' in stored ? stored.stored : -1;
+  assertCount(`${served.kind} rows stored`, rows >= served.answered && rows <= served.answered + served.runs * connections, `${served.answered} answered 2xx, ${rows} rows stored`);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Both servers up at once, loaded in turn (A/B alternated, ROUNDS each), so both meet the same
+ * machine; the medians are compared.
+ */
+async function compare(synchronous: 'FULL' | 'NORMAL', settings: { duration: number; connections: number; rounds: number }, goal: number): Promise<void> {
+  const app = await startChild('app', synchronous);
+  const bare = await startChild('bare', synchronous);
   try {
-    const ready = await nextMessage(proc);
-    if (!('ready' in ready)) throw new Error('bench server did not start');
-    const target = ready.ready;
-    let i = 0;
-    const load = (duration: number) =>
-      autocannon({
-        url: target.url,
-        method: 'POST',
-        headers: target.headers,
-        connections: opts.connections,
-        duration,
-        requests: [{ setupRequest: (req) => ({ ...req, body: bodyFor(target, i++) }) }],
-      });
-    // A short unmeasured run first, so both servers are measured with their code compiled by the JIT.
-    const warmup = await load(WARMUP_SECONDS);
-    const result = await load(opts.duration);
-    proc.send('count');
-    const stored = await nextMessage(proc);
-    const ok = result['2xx'];
-    const failures = warmup.non2xx + warmup.errors + result.non2xx + result.errors + result.timeouts;
-    const answered = warmup['2xx'] + ok;
-    // requests still in flight when a run stops are stored but not counted: at most one per connection and run
-    if (!('stored' in stored) || stored.stored < answered || stored.stored > answered + 2 * opts.connections) {
-      throw new Error(`${name}: ${answered} requests answered 2xx but ${'stored' in stored ? stored.stored : '?'} rows were stored`);
+    for (const s of [app, bare]) await load(s, WARMUP_SECONDS, settings.connections); // JIT-compiled before measuring
+    const figures = { app: [] as Awaited<ReturnType<typeof load>>[], bare: [] as Awaited<ReturnType<typeof load>>[] };
+    for (let round = 0; round < settings.rounds; round++) {
+      figures.app.push(await load(app, settings.duration, settings.connections));
+      figures.bare.push(await load(bare, settings.duration, settings.connections));
     }
-    return { name, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, requests: ok, failures };
+    await checkStored(app, settings.connections);
+    await checkStored(bare, settings.connections);
+    const failures = figures.app.reduce((n, f) => n + f.failures, 0);
+    assertCount('hourbook answers', failures === 0, `${failures} requests answered with an error`);
+    const floor = `bare node:http + one insert, ${synchronous}`;
+    record({ section: SECTION, figure: `POST v2 time entry, ${synchronous}: req/s`, value: median(figures.app.map((f) => f.rps)), unit: 'req/s', floor: { value: median(figures.bare.map((f) => f.rps)), label: floor }, goal: { of: 'ratio', atLeast: goal } });
+    record({ section: SECTION, figure: `POST v2 time entry, ${synchronous}: p99`, value: median(figures.app.map((f) => f.p99)), unit: 'ms', floor: { value: Math.max(1, median(figures.bare.map((f) => f.p99))), label: floor }, goal: { of: 'ratio', atMost: 2 } });
   } finally {
-    proc.send('exit');
+    app.proc.send('exit');
+    bare.proc.send('exit');
   }
 }
 
-/** Runs both servers one after the other and prints req/s, p99 and the ratio. */
-export async function run(opts: { duration?: number; connections?: number } = {}): Promise<BenchFigures[]> {
+const SECTION = 'write path';
+
+/** The write path under FULL and NORMAL, each beside its floor. */
+export async function run(opts: { duration?: number; connections?: number; rounds?: number } = {}): Promise<void> {
   const settings = {
-    duration: opts.duration ?? Number(process.env.BENCH_DURATION ?? 10),
-    connections: opts.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 10),
+    duration: opts.duration ?? Number(process.env.BENCH_DURATION ?? 5),
+    connections: opts.connections ?? Number(process.env.BENCH_CONNECTIONS ?? 20),
+    rounds: opts.rounds ?? Number(process.env.BENCH_ROUNDS ?? 3),
   };
-  const synchronous = loadConfig(durability()).sqliteSynchronous;
-  console.log(`time entries: POST /api/external/v2/time-entries, ${settings.duration} s, ${settings.connections} connections, SQLITE_SYNCHRONOUS=${synchronous}`);
-  const app = await measure('app', 'hourbook POST /v2/time-entries', settings);
-  const bare = await measure('bare', 'bare node:http + one insert', settings);
-  const rows = [app, bare].map((f) => ({
-    server: f.name,
-    'req/s': Math.round(f.requestsPerSecond),
-    'p99 ms': f.p99Ms,
-    '2xx': f.requests,
-    failures: f.failures,
-  }));
-  console.table(rows);
-  console.log(`hourbook / bare: ${(app.requestsPerSecond / bare.requestsPerSecond).toFixed(2)}× the throughput, p99 ${(app.p99Ms / Math.max(bare.p99Ms, 1)).toFixed(2)}× the latency`);
-  if (app.failures > 0) throw new Error(`hourbook answered ${app.failures} requests with an error`);
-  return [app, bare];
+  const modes = process.env.SQLITE_SYNCHRONOUS ? [process.env.SQLITE_SYNCHRONOUS as 'FULL' | 'NORMAL'] : (['FULL', 'NORMAL'] as const);
+  console.log(`POST /api/external/v2/time-entries: ${settings.rounds} rounds of ${settings.duration} s per server, A/B alternated, ${settings.connections} connections`);
+  for (const mode of modes) await compare(mode, settings, mode === 'FULL' ? 0.8 : 0.6);
+  printRows(SECTION);
 }
 
 const serveAt = process.argv.indexOf('--serve');
