@@ -1,32 +1,51 @@
 /**
  * Invoice generation time for 100, 1,000 and 5,000 time entries, through the `invoices.create`
- * procedure (input validation, the one query for the entries, the reused prepared line insert, the
- * billed-marking UPDATE and the commit, on a real workspace file with the default FULL sync).
- * The growth should be linear: the per-entry time stays flat as the invoice grows.
+ * procedure and over HTTP (endpoint 1), on a real workspace file with the default FULL sync, beside
+ * a floor: the same statements (read the entries, insert the lines, mark them billed) through
+ * better-sqlite3 alone. The growth should be linear: the time per entry stays flat.
  *
  *   npx tsx scripts/bench-invoices.ts
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
 import { createServices } from '../src/services.ts';
 import { createCaller } from '../src/trpc/router.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { startServer } from '../src/server.ts';
+import { printRows, record } from './bench-report.ts';
 
 const SIZES = [100, 1000, 5000];
 const ROUNDS = 5;
 
-export interface InvoiceBenchFigure {
-  entries: number;
-  medianMs: number;
-  perEntryUs: number;
+const SECTION = 'invoices';
+
+/** The statements an invoice of time entries needs at the least: read the entries, insert the lines, mark them billed. */
+function floorStatements(sqlite: BetterSqlite3.Database) {
+  const read = sqlite.prepare(`SELECT id, seconds, project_id, task_id, user_id, status FROM time_entries WHERE id IN (SELECT value FROM json_each(?))`);
+  const invoice = sqlite.prepare(
+    `INSERT INTO invoices (id, client_id, creator_id, number, currency, issue_date, due_date, subtotal_minor, tax_minor, total_minor, public_token, created_at, updated_at)
+     VALUES (?, ?, (SELECT id FROM team_members LIMIT 1), ?, 'USD', '2026-11-16', '2026-12-16', 0, 0, 0, ?, 'x', 'x')`,
+  );
+  const line = sqlite.prepare(`INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, seconds, hourly_rate_minor, amount_minor) VALUES (?, ?, 'time_entry', ?, ?, ?, 12345, ?)`);
+  const bill = sqlite.prepare(`UPDATE time_entries SET status = 'billed', invoice_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'unbilled'`);
+  return sqlite.transaction((clientId: string, number: string, ids: string[]) => {
+    const json = JSON.stringify(ids);
+    const rows = read.all(json) as { id: string; seconds: number }[];
+    const invoiceId = randomUUID();
+    invoice.run(invoiceId, clientId, `${number}-floor`, randomUUID());
+    rows.forEach((r, i) => line.run(randomUUID(), invoiceId, i, r.id, r.seconds, Math.floor((r.seconds * 12345 * 2 + 3600) / 7200)));
+    bill.run(invoiceId, json);
+  });
 }
 
-export async function run(): Promise<InvoiceBenchFigure[]> {
+export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-bench-invoices-'));
   const services = createServices(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { logger: pino({ level: 'silent' }) });
   try {
@@ -62,31 +81,73 @@ export async function run(): Promise<InvoiceBenchFigure[]> {
     const caller = createCaller({ services, requestId: 'bench', subdomain: 'bench', apiKey: ws.apiKey });
 
     let invoiceNo = 0;
-    const figures: InvoiceBenchFigure[] = [];
-    for (const size of SIZES) {
-      const times: number[] = [];
-      for (let round = 0; round < ROUNDS + 1; round++) {
-        const entries = makeEntries(size);
-        const totalMinor = entries.reduce((s, e) => s + Math.floor((e.seconds * 12345 * 2 + 3600) / 7200), 0);
-        const input = {
+    const inputFor = (size: number) => {
+      const entries = makeEntries(size);
+      const totalMinor = entries.reduce((s, e) => s + Math.floor((e.seconds * 12345 * 2 + 3600) / 7200), 0);
+      return {
+        entries,
+        input: {
           email: 'owner@bench.test',
           client_id: clientId,
           number: `BENCH-${++invoiceNo}`,
           total: totalMinor / 100,
           invoice_time_entries: entries.map((e) => ({ time_entry_id: e.id, project_id: projectId, task_id: taskId, user_id: userId })),
-        };
-        const started = process.hrtime.bigint();
-        await caller.invoices.create(input);
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        },
+      };
+    };
+    const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: false });
+    // node:http, since fetch may not set Host and the workspace is chosen by it
+    const post = (body: unknown) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const payload = JSON.stringify(body);
+        const req = request(
+          `${server.url}/api/external/v2/clients/${clientId}/invoices`,
+          { method: 'POST', headers: { host: 'bench.localhost', 'x-api-key': ws.apiKey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+          (res) => {
+            let text = '';
+            res.on('data', (d: Buffer) => (text += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+    /** The floor: the same reads and writes through better-sqlite3 alone, in one transaction. */
+    const bare = floorStatements(handle.sqlite);
+    const timed = async (size: number, how: 'procedure' | 'http' | 'floor'): Promise<number> => {
+      const { input, entries } = inputFor(size);
+      const started = process.hrtime.bigint();
+      if (how === 'procedure') await caller.invoices.create(input);
+      else if (how === 'http') {
+        const res = await post(input);
+        if (res.status !== 201) throw new Error(`invoice over HTTP answered ${res.status}: ${res.text}`);
+      } else bare(clientId, input.number, entries.map((e) => e.id));
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const medianOf = async (size: number, how: 'procedure' | 'http' | 'floor') => {
+      const times: number[] = [];
+      for (let round = 0; round < ROUNDS + 1; round++) {
+        const ms = await timed(size, how);
         if (round > 0) times.push(ms); // the first round warms up statements and the JIT
       }
-      times.sort((a, b) => a - b);
-      const medianMs = times[Math.floor(times.length / 2)]!;
-      figures.push({ entries: size, medianMs: Math.round(medianMs * 10) / 10, perEntryUs: Math.round((medianMs * 1000) / size) });
+      return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+    };
+    try {
+      const perEntry: Record<number, number> = {};
+      for (const size of SIZES) {
+        const floor = await medianOf(size, 'floor');
+        const procedure = await medianOf(size, 'procedure');
+        perEntry[size] = procedure / size;
+        const label = 'the same statements in better-sqlite3 alone';
+        record({ section: SECTION, figure: `invoice of ${size} entries, procedure`, value: procedure, unit: 'ms', floor: { value: floor, label }, ...(size === 5000 ? { goal: { of: 'value', atMost: 50 } } : {}) });
+        if (size === 5000) record({ section: SECTION, figure: `invoice of ${size} entries, over HTTP`, value: await medianOf(size, 'http'), unit: 'ms', floor: { value: floor, label }, goal: { of: 'value', atMost: 100 } });
+      }
+      // Linear: the time per entry at 5,000 is no more than at 100 (within a margin for noise).
+      record({ section: SECTION, figure: 'time per entry, 5,000 vs 100 entries', value: perEntry[5000]! * 1000, unit: 'µs', floor: { value: perEntry[100]! * 1000, label: 'per entry at 100' }, goal: { of: 'ratio', atMost: 1.25 } });
+      printRows(SECTION);
+    } finally {
+      await server.close();
     }
-    console.log('invoice generation (invoices.create, median of 5):');
-    for (const f of figures) console.log(`  ${String(f.entries).padStart(5)} entries: ${f.medianMs.toFixed(1).padStart(7)} ms  (${f.perEntryUs} µs per entry)`);
-    return figures;
   } finally {
     services.registry.closeAll();
     rmSync(dataDir, { recursive: true, force: true });
