@@ -8,11 +8,15 @@
  */
 import { allRows, isMet, printRows } from './bench-report.ts';
 import { run as invoices } from './bench-invoices.ts';
+import { run as reads } from './bench-reads.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
+import { run as manyWorkspaces } from './bench-workspaces.ts';
 
 const sections: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'write path', run: () => timeEntries() },
   { name: 'invoices', run: () => invoices() },
+  { name: 'reads', run: () => reads() },
+  { name: 'many workspaces', run: () => manyWorkspaces() },
 ];
 
 const wanted = process.argv.slice(2);
