@@ -38,7 +38,9 @@ export function send(baseUrl: string, method: string, path: string, opts: Reques
     headers['content-length'] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers }, (res) => {
+    // A connection per request: a kept-alive socket that the server closed while the test's event
+    // loop was busy (rendering a PDF) would otherwise fail the next request with ECONNRESET.
+    const req = httpRequest({ hostname: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
