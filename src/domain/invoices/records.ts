@@ -1,5 +1,6 @@
 import type { invoiceLines, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { fromMinor } from '../money.ts';
+import { balanceDueMinor, isOverdue } from './balance.ts';
 import { hoursOf } from '../time/hours.ts';
 import type { InvoiceRecord, InvoiceSummary } from './schemas.ts';
 
@@ -24,11 +25,26 @@ export const toInvoiceRecord = (row: InvoiceRow, organizationId: string): Invoic
 
 export const publicInvoiceUrl = (publicBase: string, token: string) => `${publicBase}/invoices/${token}`;
 
-export const toInvoiceSummary = (row: InvoiceRow, organizationId: string, publicBase: string): InvoiceSummary => ({
+/** What an invoice's summary derives from other rows: its payments, its credit note, today. */
+export interface InvoiceFacts {
+  paidMinor: number;
+  /** For a void invoice: the credit note that cancels it. */
+  creditNoteId: string | null;
+  /** Today in the workspace's time zone (overdue is measured against it). */
+  today: string;
+}
+
+export const toInvoiceSummary = (row: InvoiceRow, organizationId: string, publicBase: string, facts: InvoiceFacts): InvoiceSummary => ({
   ...toInvoiceRecord(row, organizationId),
+  kind: row.kind,
   currency: row.currency,
   subtotal: fromMinor(row.subtotalMinor, row.currency),
   tax_total: fromMinor(row.taxMinor, row.currency),
+  amount_paid: fromMinor(facts.paidMinor, row.currency),
+  balance_due: fromMinor(balanceDueMinor(row, facts.paidMinor), row.currency),
+  overdue: isOverdue(row, facts.paidMinor, facts.today),
+  credited_invoice_id: row.creditedInvoiceId,
+  credit_note_id: facts.creditNoteId,
   public_url: publicInvoiceUrl(publicBase, row.publicToken),
   sent_at: row.sentAt,
   paid_at: row.paidAt,

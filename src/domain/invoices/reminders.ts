@@ -1,7 +1,8 @@
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
-import { addDays, daysBetween, localDate } from '../time/calendar.ts';
+import { addDays, daysBetween } from '../time/calendar.ts';
+import { balanceDueMinor, balanceDueSql, OPEN_STATUSES, paidByInvoice, todayIn } from './balance.ts';
 import { mailContext, queueReminderMail, replyToFor } from './mail.ts';
 
 const REMINDER_EVERY_DAYS = 7;
@@ -17,45 +18,51 @@ export function reminderDateFor(dueDate: string, today: string): string | null {
   return addDays(dueDate, days - (days % REMINDER_EVERY_DAYS));
 }
 
+/** Queues one invoice's reminder for `today` in its own transaction, unless it was queued already. */
+function remindOne(scope: Scope, invoiceId: string, today: string): number {
+  return scope.write((tx) => {
+    const invoice = tx.select().from(invoices).where(eq(invoices.id, invoiceId)).get();
+    if (!invoice) return 0;
+    const balance = balanceDueMinor(invoice, paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0);
+    const remindOn = reminderDateFor(invoice.dueDate, today);
+    if (balance <= 0 || !remindOn) return 0;
+    const fresh = tx.insert(invoiceReminders).values({ invoiceId, remindOn, createdAt: scope.now.toISOString() }).onConflictDoNothing().run();
+    if (fresh.changes === 0) return 0;
+    const to = tx
+      .select({ id: recipients.id, email: recipients.email, name: recipients.name })
+      .from(invoiceRecipients)
+      .innerJoin(recipients, eq(recipients.id, invoiceRecipients.recipientId))
+      .where(and(eq(invoiceRecipients.invoiceId, invoiceId), eq(recipients.deleted, false)))
+      .all();
+    const client = tx.select({ name: clients.name }).from(clients).where(eq(clients.id, invoice.clientId)).get();
+    const ctx = mailContext(scope, tx, client?.name ?? '');
+    return queueReminderMail(scope, tx, invoice, ctx, { recipients: to, replyTo: replyToFor(tx, invoiceId, ctx.identity), remindOn, balanceMinor: balance });
+  });
+}
+
 /**
- * Queues reminders for every unpaid invoice (not paid, not void) with
- * `send_automated_reminder_email`, on its due date and every 7 days after, in the workspace's time
- * zone. Each (invoice, date) is recorded in invoice_reminders in the same transaction as its
- * messages, so a reminder is queued once however often the job runs. Returns messages queued.
+ * Queues reminders for every invoice with `send_automated_reminder_email` that still has a balance
+ * due (balance.ts: issued, not paid in full, not void), on its due date and every 7 days after, in
+ * the workspace's time zone. A partly paid invoice is reminded of what is left. Each (invoice,
+ * date) is recorded in invoice_reminders in the same transaction as its messages, so a reminder is
+ * queued once however often the job runs. Returns messages queued.
  */
 export function queueDueReminders(scope: Scope): number {
-  const { now } = scope;
-  const today = localDate(now, scope.workspace.timeZone);
+  const today = todayIn(scope);
   const candidates = scope.db
     .select({ id: invoices.id })
     .from(invoices)
     .where(
       and(
         eq(invoices.sendAutomatedReminderEmail, true),
-        // Only invoices that were e-mailed: a draft never reached the client, so nothing to remind of.
-        inArray(invoices.status, ['sending', 'sent']),
+        // Only invoices that were issued: a draft never reached the client, so nothing to remind of.
+        inArray(invoices.status, [...OPEN_STATUSES]),
         lte(invoices.dueDate, today),
+        sql`${balanceDueSql} > 0`,
       ),
     )
     .all();
   let queued = 0;
-  for (const { id } of candidates) {
-    queued += scope.write((tx) => {
-        const invoice = tx.select().from(invoices).where(eq(invoices.id, id)).get();
-        if (!invoice || (invoice.status !== 'sending' && invoice.status !== 'sent')) return 0;
-        const remindOn = reminderDateFor(invoice.dueDate, today);
-        if (!remindOn) return 0;
-        const fresh = tx.insert(invoiceReminders).values({ invoiceId: id, remindOn, createdAt: now.toISOString() }).onConflictDoNothing().run();
-        if (fresh.changes === 0) return 0;
-        const to = tx
-          .select({ id: recipients.id, email: recipients.email, name: recipients.name })
-          .from(invoiceRecipients)
-          .innerJoin(recipients, eq(recipients.id, invoiceRecipients.recipientId))
-          .where(and(eq(invoiceRecipients.invoiceId, id), eq(recipients.deleted, false)))
-          .all();
-        const client = tx.select({ name: clients.name }).from(clients).where(eq(clients.id, invoice.clientId)).get();
-        return queueReminderMail(scope, tx, invoice, mailContext(scope, client?.name ?? ''), { recipients: to, replyTo: replyToFor(tx, id), remindOn });
-    });
-  }
+  for (const { id } of candidates) queued += remindOne(scope, id, today);
   return queued;
 }
