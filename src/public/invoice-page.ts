@@ -34,7 +34,7 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
   const parts: string[] = [];
   // Like the PDF, the client sees a status only when it matters to them: paid or void.
   const badge = invoice.status === 'paid' || invoice.status === 'void' ? ` <span class="status">${e(invoice.status)}</span>` : '';
-  parts.push(`<h1>${e(doc.workspaceName)} — Invoice ${e(invoice.number)}${badge}</h1>`);
+  parts.push(`<h1>${e(doc.seller.name)} — Invoice ${e(invoice.number)}${badge}</h1>`);
   parts.push(`<p class="meta">Issued ${e(invoice.issueDate)} · due ${e(invoice.dueDate)}</p>`);
   parts.push(`<p><strong>Bill to:</strong> ${e(doc.client.name)}${doc.client.secondaryName ? `, ${e(doc.client.secondaryName)}` : ''}`);
   if (doc.client.address) parts.push(`<br>${e(doc.client.address).replace(/\r?\n/g, '<br>')}`);
@@ -84,7 +84,7 @@ export function invoiceHtml(doc: InvoiceDocument, pdfHref: string): string {
   if (invoice.includeHoursByTask && timeLines.length) parts.push(summary('Hours by task', hoursBy(timeLines, (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName))));
   if (invoice.notes) parts.push(`<h2>Notes</h2><p>${e(invoice.notes).replace(/\r?\n/g, '<br>')}</p>`);
   parts.push(`<p><a class="button" href="${e(pdfHref)}">Download PDF</a></p>`);
-  return page(`Invoice ${invoice.number} — ${doc.workspaceName}`, parts.join('\n'));
+  return page(`Invoice ${invoice.number} — ${doc.seller.name}`, parts.join('\n'));
 }
 
 const notFoundPage = () =>
