@@ -88,6 +88,9 @@ async function createInvoice(ws: TestWorkspace, clientId: string, body: Record<s
   return res.body.invoice as { id: string; number: string };
 }
 
+/** The stamp on the first page: a whole word (or words) of capitals. */
+const stamped = (pdf: PdfText, text: string) => new RegExp(`(^|\\s)${text}(\\s|$)`, 'm').test(pdf.lines[0]!.join('\n'));
+
 /** Every word of every text a cell printed appears whole among the PDF's words. */
 function expectWholeWords(pdf: PdfText, texts: string[]) {
   const missing = [...new Set(texts.flatMap((t) => t.split(/\s+/)).filter(Boolean))].filter((w) => !pdf.words.has(w));
@@ -165,5 +168,199 @@ describe('the invoice PDF', () => {
       expect(last).toContain(`${inv.number} · page ${pdf.pages} of ${pdf.pages}`);
       expectWholeWords(pdf, Array.from({ length: count }, (_, i) => `Work item ${i + 1}`));
     }
+  });
+});
+
+describe('stamps, states and credit notes', () => {
+  it('draft, partially paid, paid, overdue, void with its credit note', async () => {
+    const ws = env.workspace('pdfstates');
+    const email = ws.ownerEmail;
+    const client = makeClient(ws.handle.db, { name: 'Stamp Client', currency: 'USD' });
+    const make = () => createInvoice(ws, client.id, { due_date: '2026-11-25', tax_details: [{ name: 'VAT', percentage: 10, selected: true }], invoice_services: [{ notes: 'Consulting', quantity: 2, unit_amount: 500 }] });
+    const draft = await make();
+    expect(stamped(await pdfOf(ws, draft.id, 'state-draft.pdf'), 'DRAFT')).toBe(true);
+
+    const partly = await make();
+    await ws.caller.invoices.markSent({ email, invoice_id: partly.id });
+    expect((await pdfOf(ws, partly.id)).flat).not.toMatch(/\b(DRAFT|PAID|OVERDUE|VOID)\b/);
+    await ws.caller.invoices.recordPayment({ email, invoice_id: partly.id, amount: 400, method: 'bank_transfer', paid_on: '2026-11-17', reference: 'TRX-1' });
+    const partial = await pdfOf(ws, partly.id, 'state-partially-paid.pdf');
+    expect(stamped(partial, 'PARTIALLY PAID')).toBe(true);
+    expect(partial.flat).toContain('Paid -$400.00');
+    expect(partial.flat).toContain('Balance due $700.00');
+    expect(partial.flat).toContain('Nov 17, 2026 bank transfer $400.00 (TRX-1)');
+    expect(partial.flat).toContain('Please pay $700.00 by Nov 25, 2026');
+
+    await ws.caller.invoices.markPaid({ email, invoice_id: partly.id, method: 'card' });
+    const paid = await pdfOf(ws, partly.id, 'state-paid.pdf');
+    expect(stamped(paid, 'PAID')).toBe(true);
+    expect(paid.flat).toContain('Paid in full on Nov 18, 2026. Thank you.');
+
+    const late = await make();
+    await ws.caller.invoices.markSent({ email, invoice_id: late.id });
+    clock.set('2026-11-26T10:00:00.000Z');
+    const overdue = await pdfOf(ws, late.id, 'state-overdue.pdf');
+    clock.set('2026-11-18T10:00:00.000Z');
+    expect(stamped(overdue, 'OVERDUE')).toBe(true);
+
+    const voided = await ws.caller.invoices.void({ email, invoice_id: late.id, reason: 'Billed twice by mistake.' });
+    const original = await pdfOf(ws, late.id, 'state-void.pdf');
+    expect(stamped(original, 'VOID')).toBe(true);
+    expect(original.flat).toContain(`Cancelled by credit note ${voided.credit_note!.number}`);
+    const note = await pdfOf(ws, voided.credit_note!.id, 'state-credit-note.pdf');
+    expect(stamped(note, 'CREDIT NOTE')).toBe(true);
+    expect(note.flat).toContain(`Credit note no. ${voided.credit_note!.number}`);
+    expect(note.flat).toContain(`Cancels invoice ${late.number} of Nov 18, 2026`);
+    expect(note.flat).toContain('Total (USD) -$1,100.00');
+    expect(note.flat).toContain('Billed twice by mistake.');
+    expect(note.flat).not.toContain('Due date');
+  });
+});
+
+describe('words and columns', () => {
+  it('a word too long for its column shrinks or ends in "…", never splits; short names stay on one line', async () => {
+    const ws = env.workspace('pdfwords');
+    const long = 'Donaudampfschifffahrtsgesellschaftskapitänskajütenschlüsselbundanhängerproduktionsstättenbesichtigungstermin';
+    const client = makeClient(ws.handle.db, { name: 'Words GmbH', currency: 'EUR' });
+    const lines = [
+      { notes: 'Development of the onboarding flow', quantity: 1, unit_amount: 100 },
+      { notes: `Research ${long} and more`, quantity: 1, unit_amount: 100 },
+      { notes: 'Internationalisation', quantity: 1.5, unit_amount: 100 },
+    ];
+    const inv = await createInvoice(ws, client.id, { invoice_services: lines });
+    const pdf = await pdfOf(ws, inv.id, 'words.pdf');
+    expectWholeWords(pdf, ['Development of the onboarding flow', 'Research and more', 'Internationalisation']);
+    // The monster word is either whole (shrunk) or cut with an ellipsis, never broken over two lines.
+    const piece = [...pdf.words].find((w) => w.startsWith('Donaudampf'))!;
+    expect(piece === long || (piece.endsWith('…') && long.startsWith(piece.slice(0, -1)))).toBe(true);
+    expect(pdf.flat).not.toMatch(/\n(schifffahrt|kapitäns|termin)/);
+  });
+
+  it('honours the display flags: hidden columns are nowhere on the PDF', async () => {
+    const ws = env.workspace('pdfflags');
+    const db = ws.handle.db;
+    const client = makeClient(db, { name: 'Acme' });
+    const project = makeProject(db, client.id, { name: 'Secret project name' });
+    const task = makeTask(db, project.id, { name: 'Hidden task' });
+    const user = makeMember(db, { firstName: 'Hidden', lastName: 'Person' });
+    makeProjectUser(db, project.id, user.id);
+    const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: user.id }, { notes: 'secret note' });
+    const inv = await createInvoice(ws, client.id, {
+      display_task_name: false,
+      display_person_name: false,
+      display_date: false,
+      display_note: false,
+      display_project_name: false,
+      invoice_time_entries: [{ time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: user.id }],
+    });
+    const pdf = await pdfOf(ws, inv.id);
+    for (const hidden of ['Secret project name', 'Hidden task', 'Hidden Person', 'secret note']) expect(pdf.flat).not.toContain(hidden);
+    // The entry's date stays the date of supply (a legal fact), but no line shows it.
+    expect(pdf.flat).toContain('Date of supply Nov 16, 2026');
+    expect(pdf.flat).toMatch(/^Hours Rate Amount$/m);
+    expect(pdf.flat).toContain('$100.00');
+  });
+
+  it('service lines in JPY: no decimals; quantity as written', async () => {
+    const ws = env.workspace('pdfjpy');
+    const client = makeClient(ws.handle.db, { name: 'Umbrella KK', currency: 'JPY' });
+    const inv = await createInvoice(ws, client.id, {
+      display_project_name: false,
+      tax_details: [{ name: 'Consumption tax', percentage: 10, selected: true }],
+      invoice_services: [
+        { notes: 'Consulting day', quantity: 1, unit_amount: 12000 },
+        { notes: 'Travel', quantity: 0.5, unit_amount: 6000 },
+      ],
+    });
+    const pdf = await pdfOf(ws, inv.id);
+    expect(pdf.flat).toContain('Travel 0.5 ¥6,000 ¥3,000');
+    expect(pdf.flat).toContain('Consumption tax 10% of ¥15,000 ¥1,500');
+    expect(pdf.flat).toContain('Total (JPY) ¥16,500');
+  });
+
+  it("shows a line's own hours exactly", async () => {
+    const ws = env.workspace('pdfhours');
+    const db = ws.handle.db;
+    const client = makeClient(db);
+    const project = makeProject(db, client.id, { hourlyRateMinor: 15000 });
+    const task = makeTask(db, project.id);
+    const user = makeMember(db);
+    makeProjectUser(db, project.id, user.id);
+    const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: user.id });
+    const inv = await createInvoice(ws, client.id, { invoice_time_entries: [{ time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: user.id, hours: 0.1234 }] });
+    const pdf = await pdfOf(ws, inv.id);
+    expect(pdf.flat).toMatch(/0\.1234 \$150\.00 \$18\.51/);
+    expect(pdf.flat).toContain('Total hours: 0.1234');
+  });
+});
+
+describe('fonts, logos and the cache', () => {
+  it('an SVG logo is drawn (as its sanitised rendering); without a logo the name stands large', async () => {
+    const ws = env.workspace('pdfsvg');
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="200" height="60" onload="alert(1)"><script>alert(2)</script><rect width="200" height="60" fill="#c0262d"/></svg>';
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Vector Studio Ltd', logo_base64: Buffer.from(svg).toString('base64') });
+    const client = makeClient(ws.handle.db);
+    const inv = await createInvoice(ws, client.id, { invoice_services: [{ notes: 'Logo work', unit_amount: 10 }] });
+    const pdf = await pdfOf(ws, inv.id, 'logo-svg.pdf');
+    expect(pdf.bytes.includes(Buffer.from('/Subtype /Image'))).toBe(true);
+    expect(pdf.flat).toContain('Vector Studio Ltd');
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, logo_base64: null });
+    const plain = await pdfOf(ws, inv.id, 'logo-none.pdf');
+    expect(plain.bytes.includes(Buffer.from('/Subtype /Image'))).toBe(false);
+    expect(plain.lines[0]![0]).toBe('Vector Studio Ltd');
+  });
+
+  it('with the built-in Helvetica, € and ¥ print and other scripts become "?"', async () => {
+    const ws = env.workspace('pdfhelv');
+    const db = ws.handle.db;
+    const client = makeClient(db, { name: 'Дмитрий & Zoë GmbH', currency: 'EUR' });
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Ελλάδα Agency' });
+    const inv = await createInvoice(ws, client.id, { invoice_services: [{ notes: 'Łódź workshop ¥ “quoted”', unit_amount: 12.5 }] });
+    const doc = loadInvoiceDocument(db, inv.id, documentContext(scopeOf(env.services, ws.handle)));
+    const pdf = await readPdf(await renderInvoicePdf(doc, STANDARD_FONTS));
+    expect(pdf.flat).toContain('?????? Agency');
+    expect(pdf.flat).toContain('??????? & Zoë GmbH');
+    expect(pdf.flat).toContain('?ód? workshop ¥ “quoted”');
+    expect(pdf.flat).toContain('Total (EUR) €12.50');
+  });
+
+  it('without an embedded font, characters outside WinAnsi become "?" rather than wrong letters', () => {
+    expect(toWinAnsi('Zoë € ¥ “ok”')).toBe('Zoë € ¥ “ok”');
+    expect(toWinAnsi('Дмитрий Łódź 東京')).toBe('??????? ?ód? ??');
+    expect(pdfFonts().unicode).toBe(true);
+  });
+
+  it('keeps at most 32 rendered PDFs, evicting the least recently used', async () => {
+    const ws = env.workspace('pdflru');
+    const client = makeClient(ws.handle.db);
+    const inv = await createInvoice(ws, client.id, { invoice_services: [{ notes: 'One', unit_amount: 1 }] });
+    const doc = loadInvoiceDocument(ws.handle.db, inv.id, documentContext(scopeOf(env.services, ws.handle)));
+    const key = (n: number) => ({ workspace: 'lru-test', invoiceId: doc.invoice.id, version: `v${n}` });
+    for (let n = 1; n <= 32; n++) await cachedInvoicePdf(key(n), () => doc);
+    await cachedInvoicePdf(key(1), () => doc); // used again: now the most recent
+    const before = pdfRenderStats.renders;
+    await cachedInvoicePdf(key(33), () => doc); // evicts v2
+    await cachedInvoicePdf(key(1), () => doc);
+    expect(pdfRenderStats.renders).toBe(before + 1);
+    await cachedInvoicePdf(key(2), () => doc);
+    expect(pdfRenderStats.renders).toBe(before + 2);
+  });
+
+  it('a new identity or the calendar (overdue) renders the PDF anew; nothing else does', async () => {
+    const ws = env.workspace('pdfversion');
+    const client = makeClient(ws.handle.db);
+    const inv = await createInvoice(ws, client.id, { due_date: '2026-11-20', invoice_services: [{ notes: 'One', unit_amount: 1 }] });
+    await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: inv.id });
+    await pdfOf(ws, inv.id);
+    const before = pdfRenderStats.renders;
+    await pdfOf(ws, inv.id);
+    expect(pdfRenderStats.renders).toBe(before);
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, tax_id: 'GB123456789' });
+    expect((await pdfOf(ws, inv.id)).flat).toContain('VAT ID: GB123456789');
+    expect(pdfRenderStats.renders).toBe(before + 1);
+    clock.set('2026-11-21T10:00:00.000Z');
+    expect(stamped(await pdfOf(ws, inv.id), 'OVERDUE')).toBe(true);
+    clock.set('2026-11-18T10:00:00.000Z');
+    expect(pdfRenderStats.renders).toBe(before + 2);
   });
 });

@@ -32,6 +32,7 @@ CREATE TABLE `workspace_identity` (
 	`payment_instructions` text DEFAULT '' NOT NULL,
 	`invoice_footer` text DEFAULT '' NOT NULL,
 	`locale` text DEFAULT 'en-US' NOT NULL,
+	`revision` integer DEFAULT 1 NOT NULL,
 	`updated_at` text NOT NULL
 );
 --> statement-breakpoint

@@ -25,6 +25,8 @@ export const workspaceIdentity = sqliteTable('workspace_identity', {
   invoiceFooter: text('invoice_footer').notNull().default(''),
   /** BCP 47 tag for dates and numbers on invoices, e.g. `de-DE`. */
   locale: text('locale').notNull().default('en-US'),
+  /** Counts every change, so anything rendered from the identity (cached PDFs) knows it is stale. */
+  revision: integer('revision').notNull().default(1),
   updatedAt: text('updated_at').notNull(),
 });
 

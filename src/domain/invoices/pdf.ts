@@ -16,7 +16,7 @@ import type { invoiceIdInput, pdfOutput } from './schemas.ts';
 export function invoicePdf(scope: Scope, invoice: InvoiceRow): Promise<Buffer> {
   const ctx = documentContext(scope);
   const state = stateOf(invoice, paidByInvoice(scope.db, [invoice.id]).get(invoice.id) ?? 0, ctx.today);
-  const version = `${invoice.updatedAt}|${ctx.seller.updatedAt ?? '-'}|${state}`;
+  const version = `${invoice.updatedAt}|${ctx.seller.revision}|${state}`;
   return cachedInvoicePdf({ workspace: scope.workspace.subdomain, invoiceId: invoice.id, version }, () => documentFor(scope.db, invoice, ctx));
 }
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Database, Db } from '../../db/index.ts';
 import { workspaceIdentity } from '../../db/schema/index.ts';
@@ -25,8 +25,9 @@ export interface Identity {
   paymentInstructions: string;
   invoiceFooter: string;
   locale: string;
-  /** Null until the identity was first set; part of the PDF cache key. */
   updatedAt: string | null;
+  /** Moves with every change (0 before the first); part of the PDF cache key. */
+  revision: number;
 }
 
 const IDENTITY_ID = 1;
@@ -53,6 +54,7 @@ function identityOf(row: IdentityRow | undefined, workspaceName: string): Identi
     invoiceFooter: row?.invoiceFooter ?? '',
     locale: row?.locale ?? DEFAULT_LOCALE,
     updatedAt: row?.updatedAt ?? null,
+    revision: row?.revision ?? 0,
   };
 }
 
@@ -118,7 +120,7 @@ export async function updateIdentity(scope: Scope, input: z.output<typeof update
     const changes = changesOf(input, logo);
     tx.insert(workspaceIdentity)
       .values({ id: IDENTITY_ID, ...changes, updatedAt: at })
-      .onConflictDoUpdate({ target: workspaceIdentity.id, set: { ...changes, updatedAt: at } })
+      .onConflictDoUpdate({ target: workspaceIdentity.id, set: { ...changes, revision: sql`${workspaceIdentity.revision} + 1`, updatedAt: at } })
       .run();
     const row = tx.select().from(workspaceIdentity).where(eq(workspaceIdentity.id, IDENTITY_ID)).get();
     return { identity: toIdentityRecord(identityOf(row, scope.workspace.name), row) };
