@@ -3,6 +3,8 @@ import { invalidField } from '../../errors.ts';
 
 /** A logo file may be at most 1 MB (decoded). */
 export const LOGO_MAX_BYTES = 1024 * 1024;
+/** A JSON body carrying such a logo as base64 (4/3 of it) with room for the other fields. */
+export const LOGO_BODY_BYTES = Math.ceil(LOGO_MAX_BYTES / 3) * 4 + 64 * 1024;
 /** Raster logos are scaled down to fit this box (never up): plenty for print, small PDFs. */
 const MAX_EDGE = 1000;
 /** Refuse images whose pixels would not fit sensibly in memory (a small file can decode huge). */
