@@ -86,7 +86,7 @@ describe('card processor settings', () => {
     const member = makeMember(ws.handle.db);
     await expect(ws.caller.workspace.updatePaymentProcessor({ email: member.email, secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET })).rejects.toMatchObject({ cause: { code: 'forbidden' } });
     await expect(ws.caller.workspace.updatePaymentProcessor({ email: ws.ownerEmail, secret_key: 'pk_test_abc', webhook_secret: WEBHOOK_SECRET })).rejects.toMatchObject({
-      cause: { issues: [{ path: ['secret_key'] }] },
+      cause: { code: 'validation_failed', details: [{ path: 'secret_key' }] },
     });
     expect((await env.beta.caller.workspace.paymentProcessor()).payment_processor.configured).toBe(false);
   });
