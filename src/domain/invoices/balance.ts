@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { invoices, payments, type invoiceStatuses } from '../../db/schema/index.ts';
+import { payments, type invoiceStatuses } from '../../db/schema/index.ts';
 import { inIds } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { localDate } from '../time/calendar.ts';
@@ -57,15 +57,22 @@ export function statusAfterPayments(invoice: { totalMinor: number; sentAt: strin
   return invoice.sentAt ? 'sent' : 'sending';
 }
 
+/*
+ * The SQL twins name their columns in full ("invoices"."status"): drizzle writes a column of a
+ * one-table select without its table, which inside the payments subquery would mean the payment's
+ * own id, and in a query that joins clients or projects would be ambiguous.
+ */
+const col = (name: string) => sql.raw(`"invoices"."${name}"`);
+
 /** The sum of an invoice's payments, as SQL over `invoices` (for lists and reports). */
-export const paidMinorSql: SQL<number> = sql<number>`(SELECT coalesce(sum(${payments.amountMinor}), 0) FROM ${payments} WHERE ${payments.invoiceId} = ${invoices.id})`;
+export const paidMinorSql: SQL<number> = sql<number>`(SELECT coalesce(sum("p"."amount_minor"), 0) FROM "payments" AS "p" WHERE "p"."invoice_id" = ${col('id')})`;
 
 /** `balanceDueMinor` as SQL over `invoices`. */
-export const balanceDueSql: SQL<number> = sql<number>`(CASE WHEN ${invoices.kind} = 'invoice' AND ${invoices.status} IN ('sending', 'sent', 'partially_paid')
-  THEN max(${invoices.totalMinor} - ${paidMinorSql}, 0) ELSE 0 END)`;
+export const balanceDueSql: SQL<number> = sql<number>`(CASE WHEN ${col('kind')} = 'invoice' AND ${col('status')} IN ('sending', 'sent', 'partially_paid')
+  THEN max(${col('total_minor')} - ${paidMinorSql}, 0) ELSE 0 END)`;
 
 /** `isOverdue` as SQL over `invoices`, for `today` as the workspace's local date. */
-export const overdueSql = (today: string): SQL => sql`(${invoices.dueDate} < ${today} AND ${balanceDueSql} > 0)`;
+export const overdueSql = (today: string): SQL => sql`(${col('due_date')} < ${today} AND ${balanceDueSql} > 0)`;
 
 /** The payments received per invoice, for many invoices in one query; invoices without any are absent. */
 export function paidByInvoice(db: Db, invoiceIds: readonly string[]): Map<string, number> {
