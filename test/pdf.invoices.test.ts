@@ -76,16 +76,19 @@ function timeSetup(ws: TestWorkspace, count: number, opts: { notes?: (i: number)
 }
 
 let seq = 0;
-/** Creates an invoice through endpoint 1, asking the API for the total first (422 names it). */
+/**
+ * Creates an invoice through endpoint 1's procedure (tRPC: these tests are about the PDF, not HTTP),
+ * asking it for the total first (its 422 names the computed one).
+ */
 async function createInvoice(ws: TestWorkspace, clientId: string, body: Record<string, unknown>) {
-  const number = (body.number as string | undefined) ?? `PDF-${String(++seq).padStart(4, '0')}`;
-  const path = `/api/external/v2/clients/${clientId}/invoices`;
-  const probe = await ws.api.post(path, { email: ws.ownerEmail, number, total: 0, ...body });
-  const total = probe.status === 201 ? 0 : probe.body.computed_total;
-  if (probe.status === 201) return probe.body.invoice as { id: string; number: string };
-  const res = await ws.api.post(path, { email: ws.ownerEmail, number, total, ...body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.invoice as { id: string; number: string };
+  const input = { email: ws.ownerEmail, client_id: clientId, number: (body.number as string | undefined) ?? `PDF-${String(++seq).padStart(4, '0')}`, ...body };
+  const computed = await ws.caller.invoices.create({ ...input, total: 0 } as never).then(
+    (res) => ({ created: res.invoice }),
+    (err: { cause?: { extra?: { computed_total?: number } } }) => ({ total: err.cause?.extra?.computed_total }),
+  );
+  if ('created' in computed) return computed.created;
+  expect(computed.total, 'the probe names the computed total').toBeTypeOf('number');
+  return (await ws.caller.invoices.create({ ...input, total: computed.total } as never)).invoice;
 }
 
 /** The stamp on the first page: a whole word (or words) of capitals. */
