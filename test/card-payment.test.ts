@@ -122,6 +122,7 @@ describe('Pay now', () => {
       'line_items[0][price_data][currency]': 'eur',
       'line_items[0][price_data][unit_amount]': '14950',
       'line_items[0][quantity]': '1',
+      'line_items[0][price_data][product_data][name]': `Invoice ${inv.invoice.number} from alpha`,
       client_reference_id: inv.id,
       'metadata[invoice_id]': inv.id,
       success_url: `http://alpha.localhost:3000/invoices/${inv.token}?payment=success`,

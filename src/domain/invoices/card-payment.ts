@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.ts';
 import { invoices, payments, processorEvents, type processorEventOutcomes } from '../../db/schema/index.ts';
 import { currencyDecimals, formatMoney } from '../money.ts';
 import type { Scope } from '../scope.ts';
+import { readIdentity } from '../workspace/identity.ts';
 import { processorSecrets } from '../workspace/payment-processor.ts';
 import { balanceDueMinor, paidByInvoice, todayIn } from './balance.ts';
 import { applyPayment, paymentRefusal } from './payments.ts';
@@ -77,7 +78,7 @@ export function cardCheckout(scope: Scope, invoice: InvoiceRow): { plan: Checkou
       currency: invoice.currency.toLowerCase(),
       amount,
       balanceMinor: balance,
-      description: `Invoice ${invoice.number} from ${scope.workspace.name}`,
+      description: `Invoice ${invoice.number} from ${readIdentity(scope).name}`,
       successUrl: `${page}?payment=success`,
       cancelUrl: `${page}?payment=cancelled`,
       idempotencyKey: `hourbook-checkout-${invoice.id}-${balance}-${invoice.updatedAt}`,

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Transaction } from '../../db/index.ts';
 import { clients, invoiceProjects, invoiceRecipients, invoices, projects } from '../../db/schema/index.ts';
@@ -12,14 +12,11 @@ import type { ActorScope, Scope } from '../scope.ts';
 import { addDays, localDate } from '../time/calendar.ts';
 import { assertTotal, priceInvoice, type PricedInvoice } from './price.ts';
 import { billableEntries } from './queries.ts';
-import { toInvoiceRecord, type InvoiceRow } from './records.ts';
+import { freshDocument, toInvoiceRecord, type InvoiceRow } from './records.ts';
 import { queueSending } from './sending.ts';
 import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf } from './store.ts';
 import type { CreateInput, createOutput } from './schemas.ts';
 import type { z } from 'zod';
-
-/** 43 characters of base64url: 256 random bits, never derived from the invoice's id or number. */
-export const newPublicToken = () => randomBytes(32).toString('base64url');
 
 export const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoice number ${number} is already used in this workspace`);
 
@@ -64,15 +61,9 @@ function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, pr
     emailMessage: details?.message ?? null,
     attachPdf: details?.attach_pdf_invoice ?? false,
     sendMeACopy: details?.send_me_a_copy ?? false,
-    publicToken: newPublicToken(),
     kind: 'invoice',
     creditedInvoiceId: null,
-    sentAt: null,
-    paidAt: null,
-    voidedAt: null,
-    overdueAt: null,
-    createdAt: at,
-    updatedAt: at,
+    ...freshDocument(at),
   };
 }
 

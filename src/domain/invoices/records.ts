@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { invoiceLines, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { fromMinor } from '../money.ts';
 import { balanceDueMinor, isOverdue } from './balance.ts';
@@ -21,6 +22,20 @@ export const toInvoiceRecord = (row: InvoiceRow, organizationId: string): Invoic
   organization_id: organizationId,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
+});
+
+/** 43 characters of base64url: 256 random bits, never derived from the invoice's id or number. */
+export const newPublicToken = () => randomBytes(32).toString('base64url');
+
+/** The columns of a document issued now: its own public page, nothing sent, paid or voided yet. */
+export const freshDocument = (at: string) => ({
+  publicToken: newPublicToken(),
+  sentAt: null,
+  paidAt: null,
+  voidedAt: null,
+  overdueAt: null,
+  createdAt: at,
+  updatedAt: at,
 });
 
 export const publicInvoiceUrl = (publicBase: string, token: string) => `${publicBase}/invoices/${token}`;

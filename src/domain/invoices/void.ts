@@ -9,10 +9,10 @@ import { recordEvent } from '../events.ts';
 import { isUniqueViolation } from '../queries.ts';
 import type { ActorScope } from '../scope.ts';
 import { todayIn } from './balance.ts';
-import { newPublicToken, numberTaken } from './create.ts';
+import { numberTaken } from './create.ts';
 import { nextNumberOf } from './next-number.ts';
 import { findInvoice } from './queries.ts';
-import type { InvoiceRow } from './records.ts';
+import { freshDocument, type InvoiceRow } from './records.ts';
 import { CANCELLED_PREFIX } from './settle.ts';
 import type { voidInput, voidOutput } from './schemas.ts';
 import { releaseEntries } from './store.ts';
@@ -60,13 +60,7 @@ function issueCreditNote(scope: ActorScope, tx: Transaction, row: InvoiceRow, in
     emailSubject: null,
     emailMessage: null,
     sendMeACopy: false,
-    publicToken: newPublicToken(),
-    sentAt: null,
-    paidAt: null,
-    voidedAt: null,
-    overdueAt: null,
-    createdAt: at,
-    updatedAt: at,
+    ...freshDocument(at),
   };
   tx.insert(invoices).values(note).run();
   const lines = tx.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();
