@@ -65,15 +65,21 @@ describe('hourbook workspace identity', () => {
 });
 
 describe('hourbook workspace payments', () => {
-  it('sets the processor from flags or the environment, shows only the last 4 characters, removes it', async () => {
+  it('sets the processor from flags; shows only the last 4 characters', async () => {
     const set = await hourbook(['workspace', 'payments', 'studio', '--stripe-secret-key', 'sk_test_abcdefgh1234', '--stripe-webhook-secret', 'whsec_abcdefgh5678', '--json']);
     expect(set.code).toBe(0);
     expect(JSON.parse(set.stdout).payment_processor).toMatchObject({ configured: true, mode: 'test', secret_key_last4: '1234', webhook_secret_last4: '5678' });
     expect(set.stdout).not.toContain('sk_test_abcdefgh1234');
+  });
+
+  it('reads the secrets from the environment with --from-env', async () => {
     const fromEnv = await hourbook(['workspace', 'payments', 'studio', '--from-env'], { STRIPE_SECRET_KEY: 'sk_live_zyxwvuts9999', STRIPE_WEBHOOK_SECRET: 'whsec_zyxwvuts0000' });
     expect(fromEnv.stdout).toContain('live mode');
     expect(fromEnv.stdout).toContain('…9999');
     expect(fromEnv.stdout).toContain('http://studio.localhost:3000/webhooks/stripe');
+  });
+
+  it('refuses a wrong key naming the flag; --remove turns card payment off', async () => {
     const bad = await hourbook(['workspace', 'payments', 'studio', '--stripe-secret-key', 'pk_test_x', '--stripe-webhook-secret', 'whsec_abcdefgh5678']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--stripe-secret-key/);
