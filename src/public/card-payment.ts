@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import { applyProcessorEvent, type CheckoutPlan, type ProcessorEvent } from '../domain/invoices/card-payment.ts';
 import { processorSecrets, STRIPE_WEBHOOK_PATH } from '../domain/workspace/payment-processor.ts';
@@ -13,14 +13,18 @@ import type { WorkspaceHandle } from '../workspaces/handle.ts';
  * src/domain/invoices/card-payment.ts; this door does the network and the signature check.
  */
 
-/** A client of the processor's API with the workspace's key (at `STRIPE_API_BASE` when set, for tests). */
-export function stripeClient(config: Config, secretKey: string): Stripe {
-  return new Stripe(secretKey, { maxNetworkRetries: 1, timeout: 20_000, telemetry: false, ...(config.stripeApi ?? {}) });
+/**
+ * A client of the processor's API with the workspace's key (at `STRIPE_API_BASE` when set, for
+ * tests). The package is loaded on first use, not when the server starts.
+ */
+export async function stripeClient(config: Config, secretKey: string): Promise<Stripe> {
+  const { default: StripeClient } = await import('stripe');
+  return new StripeClient(secretKey, { maxNetworkRetries: 1, timeout: 20_000, telemetry: false, ...(config.stripeApi ?? {}) });
 }
 
 /** Creates the hosted checkout session for a plan; returns the processor's page to send the payer to. */
 export async function startCheckout(config: Config, plan: CheckoutPlan): Promise<string> {
-  const session = await stripeClient(config, plan.secretKey).checkout.sessions.create(
+  const session = await (await stripeClient(config, plan.secretKey)).checkout.sessions.create(
     {
       mode: 'payment',
       line_items: [{ quantity: 1, price_data: { currency: plan.currency, unit_amount: plan.amount, product_data: { name: plan.description } } }],
@@ -59,7 +63,7 @@ function processorEventOf(event: Stripe.Event): ProcessorEvent {
 
 const reply = (res: Response, status: number, body: Record<string, unknown>) => res.status(status).json(body);
 
-function handleWebhook(services: AppServices, handle: WorkspaceHandle, req: Request, res: Response): void {
+async function handleWebhook(services: AppServices, handle: WorkspaceHandle, req: Request, res: Response): Promise<void> {
   const secrets = processorSecrets(handle.db);
   if (!secrets) {
     reply(res, 404, { error: 'Card payment is not set up for this workspace', code: 'payment_processor_not_configured' });
@@ -68,7 +72,7 @@ function handleWebhook(services: AppServices, handle: WorkspaceHandle, req: Requ
   let event: Stripe.Event;
   try {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    event = stripeClient(services.config, secrets.secretKey).webhooks.constructEvent(body, String(req.headers['stripe-signature'] ?? ''), secrets.webhookSecret);
+    event = (await stripeClient(services.config, secrets.secretKey)).webhooks.constructEvent(body, String(req.headers['stripe-signature'] ?? ''), secrets.webhookSecret);
   } catch {
     reply(res, 400, { error: 'The Stripe-Signature header does not match this body and the webhook secret', code: 'invalid_signature' });
     return;

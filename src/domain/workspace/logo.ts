@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 import { invalidField } from '../../errors.ts';
 
 /** A logo file may be at most 1 MB (decoded). */
@@ -20,6 +19,9 @@ export interface StoredLogo {
 }
 
 const bad = (message: string) => invalidField('logo_base64', message);
+
+/** sharp (native libvips) is loaded when a logo is uploaded, not by every process that imports this module. */
+const loadSharp = async () => (await import('sharp')).default;
 
 /** Base64 (optionally a `data:image/...;base64,` URL) to bytes; anything else is refused. */
 function decodeBase64(text: string): Buffer {
@@ -44,6 +46,7 @@ function isSvg(b: Buffer): boolean {
  * to fit 1000 × 1000 pixels.
  */
 async function reencode(bytes: Buffer, format: 'png' | 'jpeg'): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     const image = sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })
       .rotate()
@@ -84,6 +87,7 @@ async function sanitizeSvg(bytes: Buffer): Promise<Buffer> {
 
 /** A PNG rendering of a (sanitised) SVG about 1000 px on its longer side, for the PDF. */
 async function rasterizeSvg(svg: Buffer): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     const { width = 0, height = 0 } = await sharp(svg, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
     const longer = Math.max(width, height, 1);
