@@ -19,6 +19,8 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
+  /** Where the card processor's API is (tests point it at a local stand-in); unset: the processor's own. */
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export interface Config {
@@ -37,6 +39,16 @@ export interface Config {
   corsOrigins: string[];
   /** Requests a minute per API key (bursts up to the same number); 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** The card processor's API address as the `stripe` package takes it; null: its default. */
+  stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
+}
+
+/** `http://127.0.0.1:4010` → the stripe package's host/port/protocol options. */
+function stripeApiOf(base: string | undefined): Config['stripeApi'] {
+  if (!base) return null;
+  const url = new URL(base);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { host: url.hostname, port: Number(url.port || (protocol === 'http' ? 80 : 443)), protocol };
 }
 
 export class ConfigError extends Error {}
@@ -68,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    stripeApi: stripeApiOf(c.STRIPE_API_BASE),
   };
 }
 

@@ -4,10 +4,12 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
+import { LOGO_BODY_BYTES } from './domain/workspace/logo.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
-import { answerUnknownInvoicePath, publicInvoiceRouter } from './public/invoice-page.ts';
+import { stripeWebhookRouter } from './public/card-payment.ts';
+import { answerUnknownInvoicePath, publicInvoiceRouter, workspaceOfRequest } from './public/invoice-page.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
@@ -56,6 +58,8 @@ export function createApp(services: AppServices): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // The card processor's webhook reads its raw body to check the signature: before any parser.
+  app.use(stripeWebhookRouter(services, (req) => workspaceOfRequest(services, req)));
 
   const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
   app.use(
@@ -63,7 +67,8 @@ export function createApp(services: AppServices): express.Express {
     cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }),
     createExpressMiddleware({
       router: appRouter,
-      maxBodySize: MAX_BODY_BYTES,
+      // Room for a 1 MB logo as base64 (workspace.updateIdentity); REST keeps 1 MiB.
+      maxBodySize: Math.max(MAX_BODY_BYTES, LOGO_BODY_BYTES),
       createContext: ({ req, res }) => contextFor(services, req, String(res.getHeader('x-request-id') ?? ''), subdomainOf),
       onError: ({ error, ctx }) => {
         if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');

@@ -61,6 +61,7 @@ describe('clients.list', () => {
         'organization_id',
         'secondary_name',
         'status',
+        'tax_id',
         'updated_at',
       ].sort(),
     );

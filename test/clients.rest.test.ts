@@ -54,6 +54,7 @@ describe('GET v1 /clients/{client_id} (endpoint 13)', () => {
       default_invoice_due_in_days: 14,
       include_hours_by_person_in_invoice: false,
       address: '1 Main St, Springfield',
+      tax_id: '',
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     });
@@ -117,6 +118,7 @@ describe('PUT v1 /clients/{client_id} (endpoint 14)', () => {
         currency: 'eur',
         default_invoice_due_in_days: '45',
         status: 'archived',
+        tax_id: ' DE123456789 ',
         address_attributes: { full_address: 'Neue Straße 1, Berlin' },
       },
     });
@@ -131,6 +133,7 @@ describe('PUT v1 /clients/{client_id} (endpoint 14)', () => {
       default_invoice_due_in_days: 45,
       status: 'archived',
       address: 'Neue Straße 1, Berlin',
+      tax_id: 'DE123456789',
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: now,
     });

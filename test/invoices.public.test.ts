@@ -73,7 +73,7 @@ describe('GET /invoices/<token> (public, no API key)', () => {
     expect(Buffer.from(viaTrpc.base64, 'base64').equals(first.raw)).toBe(true);
 
     clock.advance(60_000);
-    await env.alpha.caller.invoices.markPaid({ email: env.alpha.ownerEmail, invoice_id: invoiceId });
+    await env.alpha.caller.invoices.markSent({ email: env.alpha.ownerEmail, invoice_id: invoiceId });
     const paid = await get(`/invoices/${token}/pdf`);
     expect(pdfRenderStats.renders).toBe(rendered + 1);
     expect(paid.raw.equals(first.raw)).toBe(false);

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceReminders, outbox } from '../src/db/schema/index.ts';
 import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
-import { nextReminderAt, queueDueReminders } from '../src/domain/invoices/reminders.ts';
+import { recordOverdueInvoices } from '../src/domain/invoices/overdue.ts';
+import { nextOverdueAt, nextReminderAt, queueDueReminders } from '../src/domain/invoices/reminders.ts';
 import { scopeOf, startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { makeClient, makeProject, makeRecipient } from './helpers/factories.ts';
 
@@ -103,7 +104,7 @@ describe('automated reminders', () => {
 });
 
 describe('nextReminderAt', () => {
-  it('is the local midnight of the due date, now while a reminder is due and not queued, then 7 days on', async () => {
+  it('is the local midnight of the due date (overdue: of the day after), now while due and not yet done, then 7 days on', async () => {
     const ws = env.workspace('next-reminder');
     const at = (iso: string) => scopeOf(env.services, ws.handle, new Date(iso));
     expect(nextReminderAt(at('2026-11-18T10:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
@@ -121,12 +122,17 @@ describe('nextReminderAt', () => {
       invoice_details: { recipient_ids: [r.id] },
     });
     expect(res.status).toBe(201);
-    // the workspace keeps UTC: the due date starts at 00:00 UTC
+    // the workspace keeps UTC: the due date starts at 00:00 UTC, and the invoice is overdue the day after
     expect(new Date(nextReminderAt(at('2026-11-18T10:00:00Z'))).toISOString()).toBe('2026-11-20T00:00:00.000Z');
+    expect(new Date(nextOverdueAt(at('2026-11-18T10:00:00Z'))).toISOString()).toBe('2026-11-21T00:00:00.000Z');
     const due = at('2026-11-20T08:00:00Z');
     expect(nextReminderAt(due)).toBe(due.now.getTime());
     queueDueReminders(due);
     expect(new Date(nextReminderAt(at('2026-11-20T08:01:00Z'))).toISOString()).toBe('2026-11-27T00:00:00.000Z');
+    const overdue = at('2026-11-21T00:00:00Z');
+    expect(nextOverdueAt(overdue)).toBe(overdue.now.getTime());
+    expect(recordOverdueInvoices(overdue)).toBe(1);
+    expect(nextOverdueAt(at('2026-11-21T00:01:00Z'))).toBe(Number.POSITIVE_INFINITY);
     await ws.caller.invoices.markPaid({ email: ws.ownerEmail, invoice_id: res.body.invoice.id });
     expect(nextReminderAt(at('2026-11-21T00:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
   });

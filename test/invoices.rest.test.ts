@@ -532,8 +532,10 @@ describe('tRPC invoices.*', () => {
     await expect(env.alpha.caller.invoices.markPaid({ email, invoice_id: created.id })).rejects.toMatchObject({ cause: { code: 'invoice_void' } });
     await expect(env.alpha.caller.invoices.void({ email, invoice_id: created.id })).rejects.toMatchObject({ cause: { code: 'invoice_already_void' } });
 
-    // The entries can be invoiced again.
+    // The entries can be invoiced again. A draft takes no payment until it was sent.
     const again = (await post(s.client.id, body(s))).body.invoice;
+    await expect(env.alpha.caller.invoices.markPaid({ email, invoice_id: again.id })).rejects.toMatchObject({ cause: { code: 'invoice_draft' } });
+    await env.alpha.caller.invoices.markSent({ email, invoice_id: again.id });
     const paid = await env.alpha.caller.invoices.markPaid({ email, invoice_id: again.id });
     expect(paid.invoice.status).toBe('paid');
     expect(paid.invoice.paid_at).toBe(clock().toISOString());
@@ -567,6 +569,7 @@ describe('tRPC invoices.*', () => {
     expect((await ws.caller.invoices.list({ from: '10/02/2026', to: '2026-10-03' })).items).toHaveLength(2);
     expect((await ws.caller.invoices.list({ status: 'paid' })).items).toHaveLength(0);
     clock.advance(1000);
+    await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: lastOfC2.id });
     await ws.caller.invoices.markPaid({ email: ws.ownerEmail, invoice_id: lastOfC2.id });
     const since = new Date(clock().getTime() - 1).toISOString();
     const changed = await ws.caller.invoices.list({ updated_since: since });

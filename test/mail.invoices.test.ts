@@ -7,6 +7,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invoices, outbox, projects, recipients } from '../src/db/schema/index.ts';
 import { outboxJob } from '../src/jobs/outbox.ts';
+import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
@@ -105,10 +106,12 @@ describe('delivery through a real SMTP server', () => {
     for (const r of inv.recipients) {
       const mail = byRcpt.get(r.email)!;
       expect(mail.subject).toBe('Your invoice for November');
-      expect(mail.from?.value[0]).toMatchObject({ name: 'Agency', address: 'billing@agency.test' });
+      // From: the workspace's name (no identity set yet) at the address of MAIL_FROM.
+      expect(mail.from?.value[0]).toMatchObject({ name: 'alpha', address: 'billing@agency.test' });
       expect(mail.to && !Array.isArray(mail.to) ? mail.to.value[0] : null).toMatchObject({ address: r.email, name: r.name });
       expect(mail.replyTo?.text).toBe('pm@agency.test');
-      expect(mail.text).toContain('Hello, here is our invoice.');
+      // The message's bare "Hello," greets the recipient by name.
+      expect(mail.text).toContain(`Hello ${r.name}, here is our invoice.`);
       expect(mail.text).toMatch(/http:\/\/alpha\.localhost:3000\/invoices\/[A-Za-z0-9_-]{43}/);
       expect(mail.attachments).toHaveLength(1);
       expect(mail.attachments[0]!.contentType).toBe('application/pdf');
@@ -173,6 +176,103 @@ describe('delivery through a real SMTP server', () => {
     expect(smtp.received).toHaveLength(0);
     const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(deliveries.items.every((d) => d.status === 'failed' && /voided/.test(d.last_error ?? ''))).toBe(true);
+  });
+});
+
+describe('mail that looks sent by the agency', () => {
+  let env: TestEnv;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  const clock = testClock('2026-11-18T10:00:00.000Z');
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env = await startTestEnv({ clock, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'hourbook <no-reply@mail.agency.test>' } });
+    await env.alpha.caller.workspace.updateIdentity({
+      email: env.alpha.ownerEmail,
+      legal_name: 'Nordlicht Digital GmbH',
+      address: 'Große Bleichen 12\n20354 Hamburg',
+      sender_name: 'Nordlicht Buchhaltung',
+      reply_to: 'accounts@nordlicht.test',
+      locale: 'de-DE',
+    });
+  });
+  afterAll(async () => {
+    await env.close();
+    await smtp.close();
+  });
+  afterEach(() => {
+    smtp.received.length = 0;
+  });
+
+  /** A sent invoice of 100 € due 18.12.2026 to Ann, with the default message. */
+  async function sendDefault(ws: TestWorkspace, opts: { message?: string } = {}) {
+    const db = ws.handle.db;
+    const s = makeProjectSetup(db);
+    const ann = makeRecipient(db, s.client.id, { name: 'Ann <Client> & Co', email: 'ann@client.test' });
+    const res = await ws.api.post(`/api/external/v2/clients/${s.client.id}/invoices`, {
+      email: ws.ownerEmail,
+      number: `AG-${ann.id.slice(0, 6)}`,
+      total: 100,
+      due_date: '12/18/2026',
+      include_payment_link: true,
+      send_automated_reminder_email: true,
+      invoice_services: [{ notes: 'Workshop', unit_amount: 100 }],
+      project_id: [s.project.id],
+      send_email: true,
+      invoice_details: { recipient_ids: [ann.id], send_me_a_copy: 'true', ...(opts.message && { message: opts.message }) },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return { id: res.body.invoice.id as string, number: res.body.invoice.number as string, ann };
+  }
+
+  it('From the sender name at MAIL_FROM, Reply-To the workspace, greeting by name, text and HTML parts, locale amounts', async () => {
+    const inv = await sendDefault(env.alpha);
+    await runJobOnce(outboxJob, env.services);
+    const mail = smtp.received.find((r) => r.rcptTo[0] === 'ann@client.test')!.mail;
+    expect(mail.from?.value[0]).toEqual({ name: 'Nordlicht Buchhaltung', address: 'no-reply@mail.agency.test' });
+    expect(mail.replyTo?.text).toBe('accounts@nordlicht.test');
+    expect(mail.subject).toBe(`Invoice ${inv.number} from Nordlicht Digital GmbH`);
+    expect(mail.text).toContain(`Hello Ann <Client> & Co,\n\nplease find invoice ${inv.number} for 100,00\u00a0$, due 18.12.2026.`);
+    expect(mail.text).toContain('Nordlicht Digital GmbH\nGroße Bleichen 12\n20354 Hamburg');
+    expect(mail.text).toMatch(/View and pay the invoice online: http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}/);
+    const html = String(mail.html);
+    expect(html).toContain('Hello Ann &lt;Client&gt; &amp; Co,');
+    expect(html).not.toContain('<Client>');
+    expect(html).toMatch(/<a href="http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}"[^>]*>View and pay the invoice online<\/a>/);
+    expect(html).toContain('Große Bleichen 12<br>20354 Hamburg');
+    const copy = smtp.received.find((r) => r.rcptTo[0] === env.alpha.ownerEmail)!.mail;
+    expect(copy.text).toMatch(/^This is your copy of the e-mail sent to the client Client \d+\.\n\nHello Owner alpha,/);
+  });
+
+  it('a message that greets someone itself is kept as written; one without a greeting gets one', async () => {
+    await sendDefault(env.alpha, { message: 'Dear Ann,\n\nhere is the November invoice.' });
+    await sendDefault(env.alpha, { message: 'Here is the November invoice.' });
+    await runJobOnce(outboxJob, env.services);
+    const texts = smtp.received.filter((r) => r.rcptTo[0] === 'ann@client.test').map((r) => r.mail.text ?? '');
+    expect(texts.some((t) => t.startsWith('Dear Ann,\n\nhere is the November invoice.'))).toBe(true);
+    expect(texts.some((t) => t.startsWith('Hello Ann <Client> & Co,\n\nHere is the November invoice.'))).toBe(true);
+  });
+
+  it('every kind of mail (invoice, copy, resend, reminder of the balance) carries one Message-ID domain', async () => {
+    const inv = await sendDefault(env.alpha);
+    await runJobOnce(outboxJob, env.services);
+    await env.alpha.caller.invoices.resend({ email: env.alpha.ownerEmail, invoice_id: inv.id, invoice_details: { recipient_ids: [inv.ann.id], subject: 'Once more' } });
+    await env.alpha.caller.invoices.recordPayment({ email: env.alpha.ownerEmail, invoice_id: inv.id, amount: 40, method: 'bank_transfer' });
+    clock.set('2026-12-18T09:00:00.000Z');
+    try {
+      await runJobOnce(remindersJob, env.services);
+      await runJobOnce(outboxJob, env.services);
+    } finally {
+      clock.set('2026-11-18T10:00:00.000Z');
+    }
+    // Earlier tests' invoices are reminded too: look at this invoice's messages.
+    const mine = smtp.received.filter((r) => r.mail.subject?.includes(inv.number) || r.mail.subject === 'Once more');
+    const kinds = mine.map((r) => r.mail.headers.get('x-hourbook-message-kind'));
+    expect(kinds.sort()).toEqual(['invoice', 'invoice_copy', 'invoice_reminder', 'invoice_resend']);
+    for (const r of smtp.received) expect(r.mail.messageId).toMatch(/^<[0-9a-f-]{36}@mail\.agency\.test>$/);
+    const reminder = mine.find((r) => r.mail.headers.get('x-hourbook-message-kind') === 'invoice_reminder')!.mail;
+    expect(reminder.subject).toBe(`Reminder: invoice ${inv.number} from Nordlicht Digital GmbH is due today`);
+    expect(reminder.text).toMatch(/the remaining balance of 60,00\s\$ \(of 100,00\s\$\) is still open/);
+    expect(smtp.received.find((r) => r.mail.subject === 'Once more')?.rcptTo).toEqual(['ann@client.test']);
   });
 });
 

@@ -25,6 +25,16 @@ export const COMMANDS: CommandRow[] = [
     load: async () => (await import('./workspace.ts')).create,
   },
   { words: 'workspace list', args: '[--json]', load: async () => (await import('./workspace.ts')).list },
+  {
+    words: 'workspace identity',
+    args: '<subdomain> [--legal-name N] [--address A] [--tax-id T] [--logo FILE | --no-logo] [--sender-name N] [--reply-to E] [--payment-instructions P] [--footer F] [--locale L] [--json]',
+    load: async () => (await import('./identity.ts')).identity,
+  },
+  {
+    words: 'workspace payments',
+    args: '<subdomain> [--stripe-secret-key K --stripe-webhook-secret S | --from-env | --remove] [--json]',
+    load: async () => (await import('./identity.ts')).payments,
+  },
   { words: 'key create', args: '<subdomain> [--label L] [--expires YYYY-MM-DD] [--json]', load: async () => (await import('./key.ts')).create },
   { words: 'key revoke', args: '<subdomain> <key-id>', load: async () => (await import('./key.ts')).revoke },
   {

@@ -6,6 +6,7 @@ import { invoicePdf } from '../domain/invoices/pdf.ts';
 import { findInvoice } from '../domain/invoices/queries.ts';
 import { CANCELLED_PREFIX, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
 import type { Scope } from '../domain/scope.ts';
+import { readIdentity } from '../domain/workspace/identity.ts';
 import { invoicePdfFileName } from '../pdf/invoice.ts';
 import { openWorkspaceScope, runInScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
@@ -18,7 +19,7 @@ export const LEASE_MS = 10 * 60_000;
 /** Messages delivered per workspace and pass, so one busy workspace cannot starve the others. */
 const PER_PASS = 200;
 /** Messages addressed to a client recipient: not delivered once that recipient is deleted. */
-const RECIPIENT_KINDS = ['invoice', 'invoice_reminder'];
+const RECIPIENT_KINDS = ['invoice', 'invoice_resend', 'invoice_reminder'];
 
 /** Wait before attempt n+1 after n failures: 1, 2, 4, 8 ... minutes, at most 2 hours. */
 const backoffMs = (failures: number) => Math.min(60_000 * 2 ** Math.max(0, failures - 1), 2 * 3_600_000);
@@ -122,10 +123,17 @@ interface DeliveryResult {
   more: boolean;
 }
 
-/** The message as nodemailer sends it, with the invoice's PDF attached when it asks for it. */
-async function composeMessage(scope: Scope, from: string, row: OutboxRow): Promise<Mail.Options & { messageId: string }> {
+/** The address of `MAIL_FROM` (`hourbook <no-reply@example.com>` → `no-reply@example.com`). */
+const addressOf = (mailFrom: string) => /<([^<>]+)>\s*$/.exec(mailFrom)?.[1]?.trim() ?? mailFrom.trim();
+
+/**
+ * The message as nodemailer sends it, with the invoice's PDF attached when it asks for it. It comes
+ * from the workspace: the sender name of its identity (read at delivery, so a change applies to
+ * mail still waiting) with the address of `MAIL_FROM`.
+ */
+async function composeMessage(scope: Scope, mailFrom: string, row: OutboxRow): Promise<Mail.Options & { messageId: string }> {
   const message: Mail.Options & { messageId: string } = {
-    from,
+    from: { name: readIdentity(scope).senderName, address: addressOf(mailFrom) },
     to: row.toName ? { name: row.toName, address: row.toAddress } : row.toAddress,
     subject: row.subject,
     text: row.text,

@@ -19,6 +19,8 @@ export const clients = sqliteTable(
     defaultInvoiceDueInDays: integer('default_invoice_due_in_days').notNull().default(30),
     includeHoursByPersonInInvoice: bool('include_hours_by_person_in_invoice').notNull().default(false),
     fullAddress: text('full_address').notNull().default(''),
+    /** The client's tax or VAT id, printed under "Bill to". */
+    taxId: text('tax_id').notNull().default(''),
     /** The `interval` of the client's latest invoice; null until an invoice exists. */
     lastInvoiceInterval: text('last_invoice_interval'),
     ...timestamps,

@@ -58,6 +58,8 @@ export const invoices = sqliteTable(
     sentAt: text('sent_at'),
     paidAt: text('paid_at'),
     voidedAt: text('voided_at'),
+    /** When the invoice was first found overdue (its `invoice.overdue` event); null before. */
+    overdueAt: text('overdue_at'),
     ...timestamps,
   },
   (t) => [
@@ -67,6 +69,7 @@ export const invoices = sqliteTable(
     index('invoices_status_idx').on(t.status, t.dueDate),
     index('invoices_created_idx').on(t.createdAt, t.id),
     index('invoices_updated_idx').on(t.updatedAt),
+    index('invoices_credited_idx').on(t.creditedInvoiceId),
   ],
 );
 

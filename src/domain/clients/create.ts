@@ -25,6 +25,7 @@ export function createClient(scope: Scope, input: z.output<typeof createInput>):
       defaultInvoiceDueInDays: input.default_invoice_due_in_days,
       includeHoursByPersonInInvoice: false,
       fullAddress: input.full_address ?? '',
+      taxId: input.tax_id ?? '',
       lastInvoiceInterval: null,
       createdAt: at,
       updatedAt: at,

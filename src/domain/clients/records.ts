@@ -17,6 +17,7 @@ export const toClientRecord = (row: ClientRow, organizationId: string): ClientRe
   default_invoice_due_in_days: row.defaultInvoiceDueInDays,
   include_hours_by_person_in_invoice: row.includeHoursByPersonInInvoice,
   address: row.fullAddress,
+  tax_id: row.taxId,
   created_at: row.createdAt,
   updated_at: row.updatedAt,
 });

@@ -3,6 +3,14 @@ import { cursorInput } from '../pagination.ts';
 import { currency, dateTime, dateTimeOut, idOut, nonEmptyText } from '../fields.ts';
 import { recipientRecord } from '../recipients/schemas.ts';
 
+/** A tax or VAT id as printed (`DE 123 456 789` is kept as written); one line. */
+const taxId = z
+  .string({ message: 'must be a tax or VAT id' })
+  .trim()
+  .max(50, 'must be at most 50 characters')
+  .regex(/^[^\n\r\t]*$/, 'must be one line')
+  .describe('Tax or VAT id, e.g. DE123456789');
+
 const clientStatus = z.enum(['active', 'archived'], { message: 'must be "active" or "archived"' });
 
 /** The spec's Client record (read), plus `address`: the stored full address. */
@@ -20,6 +28,7 @@ export const clientRecord = z.object({
   default_invoice_due_in_days: z.number().int(),
   include_hours_by_person_in_invoice: z.boolean(),
   address: z.string().describe('The stored full address (`address_attributes.full_address` of the update); "" when none'),
+  tax_id: z.string().describe('The client\'s tax or VAT id, printed under "Bill to" on invoices; "" when none'),
   created_at: dateTimeOut,
   updated_at: dateTimeOut,
 });
@@ -61,6 +70,7 @@ export const createInput = z.object({
   currency: currency.default('USD'),
   default_invoice_due_in_days: dueInDaysRange.default(30),
   full_address: z.string().max(2000).optional(),
+  tax_id: taxId.optional(),
 });
 
 /** `clients.create` takes `createClientInput` beside the acting user's `email`. */
@@ -78,6 +88,7 @@ const clientChanges = z.object(
     currency: currency.optional(),
     default_invoice_due_in_days: dueInDaysDigits.optional(),
     status: clientStatus.optional(),
+    tax_id: taxId.nullable().transform((v) => v ?? '').optional(),
     address_attributes: z
       .object({ full_address: clearableText(2000).optional() }, { message: 'must be an object with full_address' })
       .optional(),

@@ -27,6 +27,7 @@ export function updateClient(scope: Scope, input: z.output<typeof updateInput>):
       ...(c.default_invoice_due_in_days !== undefined && { defaultInvoiceDueInDays: c.default_invoice_due_in_days }),
       ...(c.status !== undefined && { status: c.status }),
       ...(fullAddress !== undefined && { fullAddress }),
+      ...(c.tax_id !== undefined && { taxId: c.tax_id }),
     };
     if (Object.keys(changes).length > 0) {
       if (changes.currency !== undefined && changes.currency !== current.currency) assertCurrencyFree(tx, current.id);

@@ -1,72 +1,30 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Transaction } from '../../db/index.ts';
-import { clients, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects } from '../../db/schema/index.ts';
-import { conflict, invalidField, notFound, unprocessable } from '../../errors.ts';
+import { clients, invoiceProjects, invoiceRecipients, invoices, projects } from '../../db/schema/index.ts';
+import { conflict, invalidField } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';
 import type { ClientRow } from '../clients/records.ts';
 import { inIds, isUniqueViolation } from '../queries.ts';
-import { findLiveRecipients } from '../recipients/queries.ts';
 import type { RecipientRow } from '../recipients/records.ts';
 import type { ActorScope, Scope } from '../scope.ts';
-import { fullName } from '../team-members/records.ts';
 import { addDays, localDate } from '../time/calendar.ts';
-import { mailContext, queueInvoiceMail, replyToFor } from './mail.ts';
 import { assertTotal, priceInvoice, type PricedInvoice } from './price.ts';
-import { billableEntries, invoiceStatements } from './queries.ts';
-import { toInvoiceRecord, type InvoiceRow } from './records.ts';
+import { billableEntries } from './queries.ts';
+import { freshDocument, toInvoiceRecord, type InvoiceRow } from './records.ts';
+import { queueSending } from './sending.ts';
+import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf } from './store.ts';
 import type { CreateInput, createOutput } from './schemas.ts';
 import type { z } from 'zod';
 
-/** 43 characters of base64url: 256 random bits, never derived from the invoice's id or number. */
-const newPublicToken = () => randomBytes(32).toString('base64url');
-
-const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoice number ${number} is already used in this workspace`);
-
-/** The client to invoice: it must exist and be active. */
-function activeClient(tx: Transaction, clientId: string): ClientRow {
-  const client = tx.select().from(clients).where(eq(clients.id, clientId)).get();
-  if (!client) throw notFound('client', `No client with id ${clientId}`);
-  if (client.status !== 'active') throw unprocessable('client_archived', `Client ${client.name} is archived; reactivate it to invoice it`);
-  return client;
-}
-
-/** The client's projects, and the ones the request names (each must be the client's). */
-function projectsOf(tx: Transaction, client: ClientRow, input: CreateInput) {
-  const clientProjects = new Set(
-    tx
-      .select({ id: projects.id })
-      .from(projects)
-      .where(eq(projects.clientId, client.id))
-      .all()
-      .map((p) => p.id),
-  );
-  // An empty list names no projects, the same as leaving project_id out.
-  const requested = input.project_id?.length ? [...new Set(input.project_id)] : null;
-  requested?.forEach((id) => {
-    if (!clientProjects.has(id)) throw invalidField(`project_id.${input.project_id!.indexOf(id)}`, 'is not a project of this client');
-  });
-  return { clientProjects, requested };
-}
+export const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoice number ${number} is already used in this workspace`);
 
 function resolveDates(scope: Scope, input: CreateInput, defaultDays: number) {
   const issueDate = input.issue_date ?? localDate(scope.now, scope.workspace.timeZone);
   const dueDate = input.due_date ?? addDays(issueDate, input.due_date_period ?? defaultDays);
   if (dueDate < issueDate) throw invalidField('due_date', `must not be before the issue date ${issueDate}`);
   return { issueDate, dueDate };
-}
-
-/** The named recipients, each a live recipient of the client, in the order named. */
-function recipientsOf(tx: Transaction, clientId: string, input: CreateInput): RecipientRow[] {
-  const named = input.invoice_details?.recipient_ids ?? [];
-  const ids = [...new Set(named)];
-  const byId = new Map(findLiveRecipients(tx, clientId, ids).map((r) => [r.id, r]));
-  return ids.map((id) => {
-    const row = byId.get(id);
-    if (!row) throw invalidField(`invoice_details.recipient_ids.${named.indexOf(id)}`, 'is not a recipient of this client');
-    return row;
-  });
 }
 
 function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, priced: PricedInvoice, dates: { issueDate: string; dueDate: string }): InvoiceRow {
@@ -103,35 +61,25 @@ function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, pr
     emailMessage: details?.message ?? null,
     attachPdf: details?.attach_pdf_invoice ?? false,
     sendMeACopy: details?.send_me_a_copy ?? false,
-    publicToken: newPublicToken(),
     kind: 'invoice',
     creditedInvoiceId: null,
-    sentAt: null,
-    paidAt: null,
-    voidedAt: null,
-    createdAt: at,
-    updatedAt: at,
+    ...freshDocument(at),
   };
 }
 
 /**
- * The invoice with its lines, taxes, projects and recipients; its entries marked billed. If another
- * invoice billed one of them in between, fewer rows move and the whole call rolls back.
+ * The invoice with its lines, taxes, projects and recipients; its entries marked billed (if
+ * another invoice billed one in between, the whole call rolls back).
  */
 function insertInvoice(scope: Scope, tx: Transaction, row: InvoiceRow, priced: PricedInvoice, projectIds: string[], recipients: RecipientRow[]): void {
-  const st = scope.statements(invoiceStatements);
   tx.insert(invoices).values(row).run();
-  for (const line of priced.lines) st.insertLine.run({ ...line, id: randomUUID(), invoiceId: row.id });
-  if (priced.taxes.length) tx.insert(invoiceTaxes).values(priced.taxes.map((t) => ({ ...t, id: randomUUID(), invoiceId: row.id }))).run();
+  const entryIds = priced.lines.flatMap((l) => (l.timeEntryId ? [l.timeEntryId] : []));
+  insertPriced(scope, tx, row.id, priced, row.createdAt, entryIds);
   if (projectIds.length) {
     tx.insert(invoiceProjects).values(projectIds.map((projectId) => ({ invoiceId: row.id, projectId }))).run();
     tx.update(projects).set({ lastInvoiceId: row.id, updatedAt: row.createdAt }).where(inIds(projects.id, projectIds)).run();
   }
   if (recipients.length) tx.insert(invoiceRecipients).values(recipients.map((r) => ({ invoiceId: row.id, recipientId: r.id }))).run();
-  const entryIds = priced.lines.flatMap((l) => (l.timeEntryId ? [l.timeEntryId] : []));
-  if (entryIds.length > 0 && st.markBilled.run({ invoiceId: row.id, at: row.createdAt, ids: JSON.stringify(entryIds) }).changes !== entryIds.length) {
-    throw unprocessable('time_entry_not_unbilled', 'A time entry of this invoice was billed by another invoice at the same moment; nothing was created');
-  }
   if (row.interval !== null) tx.update(clients).set({ lastInvoiceInterval: row.interval, updatedAt: row.createdAt }).where(eq(clients.id, row.clientId)).run();
 }
 
@@ -145,25 +93,19 @@ export function createInvoice(scope: ActorScope, input: CreateInput): z.output<t
   try {
     return scope.write((tx) => {
       const client = activeClient(tx, input.client_id);
-      const { clientProjects, requested } = projectsOf(tx, client, input);
+      const { clientProjects, requested } = projectsOf(tx, client.id, input.project_id);
       const dates = resolveDates(scope, input, client.defaultInvoiceDueInDays);
       if (tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.number, input.number)).get()) throw numberTaken(input.number);
       const entries = billableEntries(scope, input.invoice_time_entries?.map((l) => l.time_entry_id) ?? []);
       const priced = priceInvoice(input, { clientId: client.id, currency: client.currency, clientProjects, allowedProjects: requested && new Set(requested), entries });
       assertTotal(input.total, priced, client.currency);
-      const recipients = recipientsOf(tx, client.id, input);
+      const recipients = recipientsOf(tx, client.id, input.invoice_details?.recipient_ids ?? [], 'invoice_details.recipient_ids');
 
       const row = invoiceRow(scope, input, client, priced, dates);
       // The invoice's projects: the ones named, else those its lines are on.
-      const projectIds = requested ?? [...new Set(priced.lines.flatMap((l) => (l.projectId ? [l.projectId] : [])))];
+      const projectIds = requested ?? projectsOfLines(priced);
       insertInvoice(scope, tx, row, priced, projectIds, recipients);
-      if (row.sendEmail) {
-        queueInvoiceMail(scope, tx, row, mailContext(scope, client.name), {
-          recipients,
-          copyTo: row.sendMeACopy ? { email: scope.actor.email, name: fullName(scope.actor) } : null,
-          replyTo: replyToFor(tx, row.id),
-        });
-      }
+      if (row.sendEmail) queueSending(scope, tx, row, client.name, recipients);
       const invoice = toInvoiceRecord(row, scope.workspace.id);
       recordEvent(scope, tx, 'invoice.created', { invoice });
       return { notice_code: 'invoice_created', invoice };

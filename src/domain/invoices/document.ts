@@ -1,8 +1,11 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { clients, invoiceLines, invoiceTaxes, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
+import { clients, invoiceLines, invoices, invoiceTaxes, payments, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
+import type { Scope } from '../scope.ts';
+import { readIdentity, type Identity } from '../workspace/identity.ts';
+import { balanceDueMinor, isOverdue, todayIn } from './balance.ts';
 import { findInvoice } from './queries.ts';
-import { publicInvoiceUrl, type InvoiceRow, type TaxRow } from './records.ts';
+import { lineHours, publicInvoiceUrl, type InvoiceRow, type TaxRow } from './records.ts';
 
 export interface DocumentLine {
   kind: 'time_entry' | 'service';
@@ -22,23 +25,78 @@ export interface DocumentLine {
   amountMinor: number;
 }
 
+/** Another document this one points to: the credit note of a void invoice, or the invoice a credit note cancels. */
+export interface RelatedDocument {
+  number: string;
+  issueDate: string;
+  publicUrl: string;
+}
+
+export interface DocumentPayment {
+  paidOn: string;
+  amountMinor: number;
+  method: string;
+  reference: string;
+}
+
+/** What a document is now, the same on the PDF stamp and the public page. */
+export type DocumentState = 'draft' | 'open' | 'partially_paid' | 'paid' | 'overdue' | 'void' | 'credit_note';
+
 /** Everything a person sees on an invoice, read in a handful of queries (PDF and public page). */
 export interface InvoiceDocument {
-  workspaceName: string;
-  client: { name: string; secondaryName: string; address: string };
+  seller: Identity;
+  client: { name: string; secondaryName: string; address: string; taxId: string };
   invoice: InvoiceRow;
   lines: DocumentLine[];
   taxes: TaxRow[];
+  payments: DocumentPayment[];
+  paidMinor: number;
+  balanceMinor: number;
+  state: DocumentState;
+  /** The first and last day of the time billed (the supply period); null without time lines. */
+  period: { from: string; to: string } | null;
+  /** For a credit note: the invoice it cancels. For a void invoice: its credit note. */
+  related: RelatedDocument | null;
   paymentUrl: string | null;
 }
 
-export function loadInvoiceDocument(db: Db, invoiceId: string, ctx: { workspaceName: string; publicBase: string }): InvoiceDocument {
+export interface DocumentContext {
+  seller: Identity;
+  publicBase: string;
+  /** Today in the workspace's time zone. */
+  today: string;
+}
+
+/** What an invoice's document is read with: the workspace's identity now, today, where links point. */
+export const documentContext = (scope: Scope): DocumentContext => ({ seller: readIdentity(scope), publicBase: scope.links.publicBase, today: todayIn(scope) });
+
+export function loadInvoiceDocument(db: Db, invoiceId: string, ctx: DocumentContext): InvoiceDocument {
   return documentFor(db, findInvoice(db, invoiceId), ctx);
 }
 
-export function documentFor(db: Db, invoice: InvoiceRow, ctx: { workspaceName: string; publicBase: string }): InvoiceDocument {
+/** The state a reader should see first: credit note, void, paid, overdue, partially paid, draft, open. */
+export function stateOf(invoice: InvoiceRow, paidMinor: number, today: string): DocumentState {
+  if (invoice.kind === 'credit_note') return 'credit_note';
+  if (invoice.status === 'void' || invoice.status === 'paid' || invoice.status === 'draft') return invoice.status;
+  if (isOverdue(invoice, paidMinor, today)) return 'overdue';
+  return invoice.status === 'partially_paid' ? 'partially_paid' : 'open';
+}
+
+/** The credit note of a void invoice, or the invoice a credit note cancels. */
+function relatedOf(db: Db, invoice: InvoiceRow, publicBase: string): RelatedDocument | null {
+  const columns = { number: invoices.number, issueDate: invoices.issueDate, token: invoices.publicToken };
+  const row =
+    invoice.kind === 'credit_note' && invoice.creditedInvoiceId
+      ? db.select(columns).from(invoices).where(eq(invoices.id, invoice.creditedInvoiceId)).get()
+      : invoice.status === 'void'
+        ? db.select(columns).from(invoices).where(and(eq(invoices.creditedInvoiceId, invoice.id), eq(invoices.kind, 'credit_note'))).get()
+        : undefined;
+  return row ? { number: row.number, issueDate: row.issueDate, publicUrl: publicInvoiceUrl(publicBase, row.token) } : null;
+}
+
+export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): InvoiceDocument {
   const client = db
-    .select({ name: clients.name, secondaryName: clients.secondaryName, address: clients.fullAddress })
+    .select({ name: clients.name, secondaryName: clients.secondaryName, address: clients.fullAddress, taxId: clients.taxId })
     .from(clients)
     .where(eq(clients.id, invoice.clientId))
     .get();
@@ -69,10 +127,24 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: { workspaceName: s
     .orderBy(asc(invoiceLines.position))
     .all();
   const taxes = db.select().from(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, invoice.id)).orderBy(asc(invoiceTaxes.position)).all();
+  const paid = db
+    .select({ paidOn: payments.paidOn, amountMinor: payments.amountMinor, method: payments.method, reference: payments.reference })
+    .from(payments)
+    .where(eq(payments.invoiceId, invoice.id))
+    .orderBy(asc(payments.paidOn), asc(payments.createdAt))
+    .all();
+  const paidMinor = paid.reduce((s, p) => s + p.amountMinor, 0);
+  const days = rows.flatMap((r) => (r.kind === 'time_entry' && r.date ? [r.date] : [])).sort();
   return {
-    workspaceName: ctx.workspaceName,
-    client: client ?? { name: '', secondaryName: '', address: '' },
+    seller: ctx.seller,
+    client: client ?? { name: '', secondaryName: '', address: '', taxId: '' },
     invoice,
+    payments: paid,
+    paidMinor,
+    balanceMinor: balanceDueMinor(invoice, paidMinor),
+    state: stateOf(invoice, paidMinor, ctx.today),
+    period: days.length ? { from: days[0]!, to: days[days.length - 1]! } : null,
+    related: relatedOf(db, invoice, ctx.publicBase),
     lines: rows.map((r) => ({
       kind: r.kind,
       date: r.date,
@@ -90,7 +162,7 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: { workspaceName: s
       amountMinor: r.amountMinor,
     })),
     taxes,
-    paymentUrl: invoice.includePaymentLink ? publicInvoiceUrl(ctx.publicBase, invoice.publicToken) : null,
+    paymentUrl: invoice.includePaymentLink && invoice.kind === 'invoice' ? publicInvoiceUrl(ctx.publicBase, invoice.publicToken) : null,
   };
 }
 
@@ -106,4 +178,14 @@ export function hoursBy(lines: DocumentLine[], key: (l: DocumentLine) => string 
     groups.set(label, g);
   }
   return [...groups.values()];
+}
+
+/** The hours billed by the time lines, as printed: each line's hours to 4 decimals, summed exactly. */
+export function totalHours(lines: DocumentLine[]): number {
+  let tenThousandths = 0;
+  for (const l of lines) {
+    const h = l.kind === 'time_entry' ? lineHours(l) : null;
+    if (h !== null) tenThousandths += Math.round(h * 10_000);
+  }
+  return tenThousandths / 10_000;
 }

@@ -1,22 +1,22 @@
 import { asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
+import type { Db } from '../../db/index.ts';
 import { invoiceLines, invoiceProjects, invoiceRecipients, invoiceTaxes } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
-import { toInvoiceSummary, toLineRecord, toTaxRecord } from './records.ts';
+import { toLineRecord, toTaxRecord, type InvoiceRow } from './records.ts';
 import type { getOutput, invoiceIdInput } from './schemas.ts';
+import { summaryOf } from './summaries.ts';
 
-/** tRPC `invoices.get`: one invoice with its lines, taxes, projects and recipients. */
-export function getInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof getOutput> {
-  const { db } = scope;
-  const row = findInvoice(db, input.invoice_id);
+/** One invoice with its lines, taxes, projects and recipients, read through `db` (a transaction after a write). */
+export function invoiceDetailOf(scope: Scope, db: Db, row: InvoiceRow): z.output<typeof getOutput> {
   const lines = db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();
   const taxes = db.select().from(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, row.id)).orderBy(asc(invoiceTaxes.position)).all();
   const projectIds = db.select({ id: invoiceProjects.projectId }).from(invoiceProjects).where(eq(invoiceProjects.invoiceId, row.id)).all();
   const recipientIds = db.select({ id: invoiceRecipients.recipientId }).from(invoiceRecipients).where(eq(invoiceRecipients.invoiceId, row.id)).all();
   return {
     invoice: {
-      ...toInvoiceSummary(row, scope.workspace.id, scope.links.publicBase),
+      ...summaryOf(scope, db, row),
       due_date_period: row.dueDatePeriod,
       interval: row.interval,
       include_hours_by_person: row.includeHoursByPerson,
@@ -37,4 +37,9 @@ export function getInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>)
       taxes: taxes.map((t) => toTaxRecord(t, row.currency)),
     },
   };
+}
+
+/** tRPC `invoices.get`: one invoice with its lines, taxes, projects and recipients. */
+export function getInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof getOutput> {
+  return invoiceDetailOf(scope, scope.db, findInvoice(scope.db, input.invoice_id));
 }

@@ -26,6 +26,8 @@ export interface BillableEntry {
   userId: string;
   seconds: number;
   status: (typeof timeEntryStatuses)[number];
+  /** The invoice that billed the entry, if any. */
+  invoiceId: string | null;
   billingMethod: (typeof billingMethods)[number];
   projectRateMinor: number;
   projectCurrency: string;

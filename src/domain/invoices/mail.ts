@@ -1,29 +1,37 @@
 import { asc, eq, isNotNull, and } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { invoiceProjects, projects } from '../../db/schema/index.ts';
+import { invoiceProjects, invoices, projects } from '../../db/schema/index.ts';
 import { enqueueMail, type OutgoingMail } from '../../mail/outbox.ts';
-import { formatMoney } from '../money.ts';
+import { defaultInvoiceSubject, invoiceMail, reminderMail, type MailSeller } from '../../mail/templates/invoice.ts';
 import type { Scope } from '../scope.ts';
+import { readIdentityIn, type Identity } from '../workspace/identity.ts';
+import { formatsFor } from './format.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
 
 interface MailContext {
-  workspaceName: string;
+  identity: Identity;
   clientName: string;
   publicBase: string;
 }
 
-/** What an invoice's messages say about who sends them, to whom, and where its page is. */
-export const mailContext = (scope: Scope, clientName: string): MailContext => ({
-  workspaceName: scope.workspace.name,
+interface Person {
+  id?: string;
+  email: string;
+  name: string;
+}
+
+/** Who sends an invoice's messages (the workspace's identity, read in `tx`), to which client, and where its page is. */
+export const mailContext = (scope: Scope, tx: Db, clientName: string): MailContext => ({
+  identity: readIdentityIn(tx, scope.workspace.name),
   clientName,
   publicBase: scope.links.publicBase,
 });
 
 /**
  * Reply-To of an invoice's messages: the `reply_to` of the earliest-created project of the invoice
- * that has one, so replies reach the people doing the work rather than a no-reply address.
+ * that has one, so replies reach the people doing the work; else the workspace's own reply-to.
  */
-export function replyToFor(db: Db, invoiceId: string): string | null {
+export function replyToFor(db: Db, invoiceId: string, identity: Identity): string | null {
   const row = db
     .select({ replyTo: projects.replyTo })
     .from(invoiceProjects)
@@ -32,25 +40,22 @@ export function replyToFor(db: Db, invoiceId: string): string | null {
     .orderBy(asc(projects.createdAt), asc(projects.id))
     .limit(1)
     .get();
-  return row?.replyTo ?? null;
+  return row?.replyTo ?? identity.replyTo;
 }
 
-const paymentLine = (invoice: InvoiceRow, ctx: MailContext) =>
-  invoice.includePaymentLink ? `\n\nView and pay the invoice online: ${publicInvoiceUrl(ctx.publicBase, invoice.publicToken)}` : '';
+const sellerOf = (identity: Identity): MailSeller => ({ name: identity.name, address: identity.address });
 
-const summary = (invoice: InvoiceRow) => `${formatMoney(invoice.totalMinor, invoice.currency)}, due ${invoice.dueDate}`;
+const paymentUrlOf = (invoice: InvoiceRow, ctx: MailContext) =>
+  invoice.includePaymentLink && invoice.kind === 'invoice' ? publicInvoiceUrl(ctx.publicBase, invoice.publicToken) : null;
 
-function defaultSubject(invoice: InvoiceRow, ctx: MailContext): string {
-  return `Invoice ${invoice.number} from ${ctx.workspaceName}`;
-}
-
-function defaultMessage(invoice: InvoiceRow, ctx: MailContext): string {
-  return `Hello,\n\nplease find invoice ${invoice.number} for ${summary(invoice)}.\n\nThank you,\n${ctx.workspaceName}`;
-}
+/** The number of the invoice a credit note cancels. */
+const creditedNumberOf = (tx: Db, invoice: InvoiceRow) =>
+  invoice.creditedInvoiceId ? (tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, invoice.creditedInvoiceId)).get()?.number ?? null) : null;
 
 /**
- * Queues the invoice e-mail for each recipient (and a copy for the acting user) in the caller's
- * transaction. The body is the caller's message, followed by the payment link when asked for.
+ * Queues the invoice (or credit note) e-mail for each recipient, greeted by name, and a copy for
+ * the acting user, in the caller's transaction. `kind` `invoice` messages settle the invoice's
+ * status when delivered; `invoice_resend` ones (a copy sent again later) do not.
  */
 export function queueInvoiceMail(
   scope: Scope,
@@ -58,62 +63,69 @@ export function queueInvoiceMail(
   invoice: InvoiceRow,
   ctx: MailContext,
   opts: {
-    recipients: { id: string; email: string; name: string }[];
-    copyTo: { email: string; name: string } | null;
+    recipients: Required<Person>[];
+    copyTo: Person | null;
     replyTo: string | null;
+    kind?: 'invoice' | 'invoice_resend';
+    /** What this sending says; default: what the invoice was last sent with. */
+    content?: { subject: string | null; message: string | null; attachPdf: boolean };
   },
 ): number {
-  const subject = invoice.emailSubject?.trim() || defaultSubject(invoice, ctx);
-  const text = (invoice.emailMessage?.trim() || defaultMessage(invoice, ctx)) + paymentLine(invoice, ctx);
-  const base: Omit<OutgoingMail, 'to' | 'kind'> = {
-    subject,
-    text,
-    replyTo: opts.replyTo,
-    invoiceId: invoice.id,
-    attachInvoicePdf: invoice.attachPdf,
+  const content = opts.content ?? { subject: invoice.emailSubject, message: invoice.emailMessage, attachPdf: invoice.attachPdf };
+  const f = formatsFor(ctx.identity.locale, invoice.currency);
+  const seller = sellerOf(ctx.identity);
+  const doc = {
+    kind: invoice.kind,
+    number: invoice.number,
+    total: f.money(invoice.totalMinor),
+    dueDate: f.day(invoice.dueDate),
+    creditedNumber: creditedNumberOf(tx, invoice),
+    paymentUrl: paymentUrlOf(invoice, ctx),
   };
-  let queued = 0;
+  const subject = content.subject?.trim() || defaultInvoiceSubject(invoice, seller);
+  const base: Omit<OutgoingMail, 'to' | 'kind' | 'text'> = { subject, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: content.attachPdf };
   for (const r of opts.recipients) {
-    enqueueMail(scope, tx, { ...base, kind: 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } });
-    queued++;
+    const body = invoiceMail({ doc, seller, recipientName: r.name, message: content.message });
+    enqueueMail(scope, tx, { ...base, ...body, kind: opts.kind ?? 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } });
   }
   if (opts.copyTo) {
-    enqueueMail(scope, tx, {
-      ...base,
-      kind: 'invoice_copy',
-      subject: `Copy: ${subject}`,
-      text: `This is your copy of the invoice e-mail sent to the client ${ctx.clientName}.\n\n${text}`,
-      to: { address: opts.copyTo.email, name: opts.copyTo.name },
-    });
-    queued++;
+    const body = invoiceMail({ doc, seller, recipientName: opts.copyTo.name, message: content.message, copyFor: `the client ${ctx.clientName}` });
+    enqueueMail(scope, tx, { ...base, ...body, kind: 'invoice_copy', subject: `Copy: ${subject}`, to: { address: opts.copyTo.email, name: opts.copyTo.name } });
   }
-  return queued;
+  return opts.recipients.length + (opts.copyTo ? 1 : 0);
 }
 
-/** A reminder for an unpaid invoice, on its due date or a week after. */
+/** A reminder of the balance still due, on the due date or a week after. */
 export function queueReminderMail(
   scope: Scope,
   tx: Db,
   invoice: InvoiceRow,
   ctx: MailContext,
-  opts: { recipients: { id: string; email: string; name: string }[]; replyTo: string | null; remindOn: string },
+  opts: { recipients: Required<Person>[]; replyTo: string | null; remindOn: string; balanceMinor: number },
 ): number {
+  const f = formatsFor(ctx.identity.locale, invoice.currency);
   const overdue = opts.remindOn > invoice.dueDate;
   const subject = overdue
-    ? `Reminder: invoice ${invoice.number} from ${ctx.workspaceName} is overdue`
-    : `Reminder: invoice ${invoice.number} from ${ctx.workspaceName} is due today`;
-  const text =
-    `Hello,\n\nthis is a friendly reminder that invoice ${invoice.number} for ${summary(invoice)} ` +
-    `${overdue ? 'is overdue' : 'is due today'}. If you have already paid it, please ignore this message.` +
-    paymentLine(invoice, ctx) +
-    `\n\nThank you,\n${ctx.workspaceName}`;
+    ? `Reminder: invoice ${invoice.number} from ${ctx.identity.name} is overdue`
+    : `Reminder: invoice ${invoice.number} from ${ctx.identity.name} is due today`;
   for (const r of opts.recipients) {
+    const body = reminderMail({
+      number: invoice.number,
+      balance: f.money(opts.balanceMinor),
+      total: f.money(invoice.totalMinor),
+      partlyPaid: opts.balanceMinor < invoice.totalMinor,
+      dueDate: f.day(invoice.dueDate),
+      overdue,
+      paymentUrl: paymentUrlOf(invoice, ctx),
+      seller: sellerOf(ctx.identity),
+      recipientName: r.name,
+    });
     enqueueMail(scope, tx, {
       kind: 'invoice_reminder',
       recipientId: r.id,
       to: { address: r.email, name: r.name },
       subject,
-      text,
+      ...body,
       replyTo: opts.replyTo,
       invoiceId: invoice.id,
       attachInvoicePdf: invoice.attachPdf,

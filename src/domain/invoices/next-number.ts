@@ -1,6 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
-import { invoices } from '../../db/schema/index.ts';
+import type { Db } from '../../db/index.ts';
+import { invoices, type invoiceKinds } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import type { nextNumberOutput } from './schemas.ts';
 
@@ -17,21 +18,35 @@ export function incrementNumber(last: string): string {
   return prefix + next.padStart(digits.length, '0');
 }
 
-const FIRST_NUMBER = 'INV-0001';
+/** Where each series starts: invoices and credit notes are numbered apart. */
+const FIRST_NUMBER: Record<(typeof invoiceKinds)[number], string> = { invoice: 'INV-0001', credit_note: 'CN-0001' };
 
 /**
- * tRPC `invoices.nextNumber`: proposes the next invoice number from the most recently created
- * invoice. A proposal is only a read: two callers may get the same one, and the unique index
- * decides at create time (the loser gets 409 invoice_number_taken and asks again). Numbers already
- * used further ahead are skipped.
+ * The next free number of a series (invoices, or credit notes): after the most recently created
+ * document of that kind, skipping numbers already used by any document (numbers are unique
+ * across both).
  */
-export function nextInvoiceNumber(scope: Scope): z.output<typeof nextNumberOutput> {
-  const { db } = scope;
-  const last = db.select({ number: invoices.number }).from(invoices).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(1).get();
-  let candidate = last ? incrementNumber(last.number) : FIRST_NUMBER;
+export function nextNumberOf(db: Db, kind: (typeof invoiceKinds)[number]): string {
+  const last = db
+    .select({ number: invoices.number })
+    .from(invoices)
+    .where(eq(invoices.kind, kind))
+    .orderBy(desc(invoices.createdAt), desc(invoices.id))
+    .limit(1)
+    .get();
+  let candidate = last ? incrementNumber(last.number) : FIRST_NUMBER[kind];
   for (let i = 0; i < 1000; i++) {
     if (!db.select({ id: invoices.id }).from(invoices).where(eq(invoices.number, candidate)).get()) break;
     candidate = incrementNumber(candidate);
   }
-  return { number: candidate };
+  return candidate;
+}
+
+/**
+ * tRPC `invoices.nextNumber`: proposes the next invoice number from the most recently created
+ * invoice. A proposal is only a read: two callers may get the same one, and the unique index
+ * decides at create time (the loser gets 409 invoice_number_taken and asks again).
+ */
+export function nextInvoiceNumber(scope: Scope): z.output<typeof nextNumberOutput> {
+  return { number: nextNumberOf(scope.db, 'invoice') };
 }

@@ -71,7 +71,7 @@ export function priceInvoice(request: PricingRequest, facts: PricingFacts): Pric
 }
 
 /** The request's `total` must equal the computed one within the currency's tolerance (422 otherwise). */
-export function assertTotal(requested: number, priced: PricedInvoice, currency: string): void {
+export function assertTotal(requested: number, priced: Pick<PricedInvoice, 'totalMinor'>, currency: string): void {
   if (withinTolerance(requested, priced.totalMinor, currency)) return;
   const extra = computedTotalExtra(priced.totalMinor, currency);
   throw new AppError(

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import { invoices } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
-import { documentFor, type InvoiceDocument } from './document.ts';
+import { documentContext, documentFor, type InvoiceDocument } from './document.ts';
 import type { InvoiceRow } from './records.ts';
 
 /** Public tokens are 43 base64url characters (256 random bits); anything else is not looked up. */
@@ -26,5 +26,5 @@ export function findPublicInvoice(scope: Scope, token: string): PublicInvoice | 
   if (!TOKEN.test(token)) return null;
   const invoice = scope.statements(statements).byToken.get({ token });
   if (!invoice) return null;
-  return { invoice, document: () => documentFor(scope.db, invoice, { workspaceName: scope.workspace.name, publicBase: scope.links.publicBase }) };
+  return { invoice, document: () => documentFor(scope.db, invoice, documentContext(scope)) };
 }

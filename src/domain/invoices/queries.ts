@@ -33,6 +33,7 @@ export const invoiceStatements = (db: Database) => ({
       userId: timeEntries.userId,
       seconds: timeEntries.seconds,
       status: timeEntries.status,
+      invoiceId: timeEntries.invoiceId,
       billingMethod: projects.billingMethod,
       projectRateMinor: projects.hourlyRateMinor,
       projectCurrency: projects.currency,
@@ -79,12 +80,15 @@ export const invoiceStatements = (db: Database) => ({
     .prepare(),
 });
 
-/** The entries named by a request, by id (one query). */
-export function billableEntries(scope: Pick<Scope, 'statements'>, ids: readonly string[]): Map<string, BillableEntry> {
+/**
+ * The entries named by a request, by id (one query). When a draft is edited (`editing`), its own
+ * entries count as unbilled: keeping them on the draft is not billing them again.
+ */
+export function billableEntries(scope: Pick<Scope, 'statements'>, ids: readonly string[], editing?: string): Map<string, BillableEntry> {
   return new Map(
     scope
       .statements(invoiceStatements)
       .entries.all({ ids: JSON.stringify(ids) })
-      .map((e) => [e.id, e]),
+      .map((e) => [e.id, editing && e.status === 'billed' && e.invoiceId === editing ? { ...e, status: 'unbilled' as const } : e]),
   );
 }

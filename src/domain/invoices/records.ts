@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { invoiceLines, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { fromMinor } from '../money.ts';
+import { balanceDueMinor, isOverdue } from './balance.ts';
 import { hoursOf } from '../time/hours.ts';
 import type { InvoiceRecord, InvoiceSummary } from './schemas.ts';
 
@@ -22,13 +24,42 @@ export const toInvoiceRecord = (row: InvoiceRow, organizationId: string): Invoic
   updated_at: row.updatedAt,
 });
 
+/** 43 characters of base64url: 256 random bits, never derived from the invoice's id or number. */
+export const newPublicToken = () => randomBytes(32).toString('base64url');
+
+/** The columns of a document issued now: its own public page, nothing sent, paid or voided yet. */
+export const freshDocument = (at: string) => ({
+  publicToken: newPublicToken(),
+  sentAt: null,
+  paidAt: null,
+  voidedAt: null,
+  overdueAt: null,
+  createdAt: at,
+  updatedAt: at,
+});
+
 export const publicInvoiceUrl = (publicBase: string, token: string) => `${publicBase}/invoices/${token}`;
 
-export const toInvoiceSummary = (row: InvoiceRow, organizationId: string, publicBase: string): InvoiceSummary => ({
+/** What an invoice's summary derives from other rows: its payments, its credit note, today. */
+export interface InvoiceFacts {
+  paidMinor: number;
+  /** For a void invoice: the credit note that cancels it. */
+  creditNoteId: string | null;
+  /** Today in the workspace's time zone (overdue is measured against it). */
+  today: string;
+}
+
+export const toInvoiceSummary = (row: InvoiceRow, organizationId: string, publicBase: string, facts: InvoiceFacts): InvoiceSummary => ({
   ...toInvoiceRecord(row, organizationId),
+  kind: row.kind,
   currency: row.currency,
   subtotal: fromMinor(row.subtotalMinor, row.currency),
   tax_total: fromMinor(row.taxMinor, row.currency),
+  amount_paid: fromMinor(facts.paidMinor, row.currency),
+  balance_due: fromMinor(balanceDueMinor(row, facts.paidMinor), row.currency),
+  overdue: isOverdue(row, facts.paidMinor, facts.today),
+  credited_invoice_id: row.creditedInvoiceId,
+  credit_note_id: facts.creditNoteId,
   public_url: publicInvoiceUrl(publicBase, row.publicToken),
   sent_at: row.sentAt,
   paid_at: row.paidAt,

@@ -1,9 +1,9 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { invoices, outbox } from '../../db/schema/index.ts';
 import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
-import { toInvoiceSummary } from './records.ts';
+import { summaryOf } from './summaries.ts';
 
 /** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
 export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
@@ -46,5 +46,18 @@ export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): 
     .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'sending')))
     .returning()
     .all();
-  if (settled?.status === 'sent') recordEvent(scope, tx, 'invoice.sent', { invoice: toInvoiceSummary(settled, scope.workspace.id, scope.links.publicBase) });
+  if (settled?.status === 'sent') {
+    recordEvent(scope, tx, 'invoice.sent', { invoice: summaryOf(scope, tx, settled) });
+    return;
+  }
+  // Paid (in part) while its mail was still out: the status stays, but it was sent now.
+  if (!settled && delivered) {
+    const [moved] = tx
+      .update(invoices)
+      .set({ sentAt: at, updatedAt: at })
+      .where(and(eq(invoices.id, invoiceId), isNull(invoices.sentAt), inArray(invoices.status, ['partially_paid', 'paid'])))
+      .returning()
+      .all();
+    if (moved) recordEvent(scope, tx, 'invoice.sent', { invoice: summaryOf(scope, tx, moved) });
+  }
 }

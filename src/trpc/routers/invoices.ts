@@ -1,23 +1,38 @@
 import { z } from 'zod';
 import { createInvoice } from '../../domain/invoices/create.ts';
+import { deleteInvoice } from '../../domain/invoices/delete.ts';
 import { listDeliveries } from '../../domain/invoices/deliveries.ts';
 import { getInvoice } from '../../domain/invoices/get.ts';
 import { listInvoices } from '../../domain/invoices/list.ts';
-import { markInvoicePaid } from '../../domain/invoices/mark-paid.ts';
 import { nextInvoiceNumber } from '../../domain/invoices/next-number.ts';
+import { deletePayment, listPayments, markInvoicePaid, recordPayment } from '../../domain/invoices/payments.ts';
 import { getInvoicePdf } from '../../domain/invoices/pdf.ts';
 import {
   createInput,
   createOutput,
+  deleteOutput,
+  deletePaymentInput,
   deliveriesOutput,
   getOutput,
   invoiceIdInput,
   listInput,
   listOutput,
+  markPaidInput,
   nextNumberOutput,
+  paymentOutput,
+  paymentsOutput,
   pdfOutput,
+  recordPaymentInput,
+  resendInput,
+  sendInput,
+  sendOutput,
   statusChangeOutput,
+  updateInput,
+  voidInput,
+  voidOutput,
 } from '../../domain/invoices/schemas.ts';
+import { markInvoiceSent, resendInvoice, sendInvoice } from '../../domain/invoices/sending.ts';
+import { updateInvoice } from '../../domain/invoices/update.ts';
 import { voidInvoice } from '../../domain/invoices/void.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
@@ -36,14 +51,55 @@ export const invoicesRouter = router({
     .input(invoiceIdInput)
     .output(getOutput)
     .query(({ ctx, input }) => getInvoice(ctx.scope, input)),
-  markPaid: actingUserProcedure
+  /** Edits a draft: fields, lines, taxes, projects; re-priced with endpoint 1's rules. */
+  update: actingUserProcedure
+    .input(updateInput)
+    .output(getOutput)
+    .mutation(({ ctx, input }) => updateInvoice(ctx.scope, input)),
+  /** Deletes a draft; its time entries become unbilled again. */
+  delete: actingUserProcedure
     .input(invoiceIdInput)
+    .output(deleteOutput)
+    .mutation(({ ctx, input }) => deleteInvoice(ctx.scope, input)),
+  /** E-mails a draft (invoice or credit note) with endpoint 1's invoice_details. */
+  send: actingUserProcedure
+    .input(sendInput)
+    .output(sendOutput)
+    .mutation(({ ctx, input }) => sendInvoice(ctx.scope, input)),
+  /** E-mails an issued invoice or credit note again to the recipients chosen. */
+  resend: actingUserProcedure
+    .input(resendInput)
+    .output(sendOutput)
+    .mutation(({ ctx, input }) => resendInvoice(ctx.scope, input)),
+  /** A draft the agency delivered itself becomes sent, without e-mail. */
+  markSent: actingUserProcedure
+    .input(invoiceIdInput)
+    .output(statusChangeOutput)
+    .mutation(({ ctx, input }) => markInvoiceSent(ctx.scope, input)),
+  /** Records a payment (partial or whole); at most the balance due. */
+  recordPayment: actingUserProcedure
+    .input(recordPaymentInput)
+    .output(paymentOutput)
+    .mutation(({ ctx, input }) => recordPayment(ctx.scope, input)),
+  /** Records a payment of the whole balance due. */
+  markPaid: actingUserProcedure
+    .input(markPaidInput)
     .output(statusChangeOutput)
     .mutation(({ ctx, input }) => markInvoicePaid(ctx.scope, input)),
-  /** Voids an unpaid invoice; its time entries become unbilled again. */
-  void: actingUserProcedure
+  /** An invoice's payments, and card payments that were not recorded. */
+  payments: workspaceProcedure
     .input(invoiceIdInput)
+    .output(paymentsOutput)
+    .query(({ ctx, input }) => listPayments(ctx.scope, input)),
+  /** Deletes a payment recorded by mistake (not one the card processor reported). */
+  deletePayment: actingUserProcedure
+    .input(deletePaymentInput)
     .output(statusChangeOutput)
+    .mutation(({ ctx, input }) => deletePayment(ctx.scope, input)),
+  /** Voids an invoice; an issued one gets a credit note. Its time entries become unbilled again. */
+  void: actingUserProcedure
+    .input(voidInput)
+    .output(voidOutput)
     .mutation(({ ctx, input }) => voidInvoice(ctx.scope, input)),
   /** A proposal only: uniqueness is enforced when the invoice is created (409 invoice_number_taken). */
   nextNumber: workspaceProcedure

@@ -1,0 +1,169 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/index.ts';
+import { invoices, payments, processorEvents, type processorEventOutcomes } from '../../db/schema/index.ts';
+import { currencyDecimals, formatMoney } from '../money.ts';
+import type { Scope } from '../scope.ts';
+import { readIdentity } from '../workspace/identity.ts';
+import { processorSecrets } from '../workspace/payment-processor.ts';
+import { balanceDueMinor, paidByInvoice, todayIn } from './balance.ts';
+import { applyPayment, paymentRefusal } from './payments.ts';
+import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
+
+/**
+ * Card payment through the workspace's processor (Stripe): whether an invoice can be paid by card,
+ * what the hosted checkout asks for, and what a completed checkout records. The network calls and
+ * the signature check are the door's (src/public/card-payment.ts); the rules are here.
+ */
+
+/** Currencies Stripe counts in whole units, and those it counts in thousandths (its docs, "zero-decimal" and "three-decimal"). */
+const STRIPE_ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+const STRIPE_THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
+const stripeDecimals = (currency: string) => (STRIPE_ZERO_DECIMAL.has(currency) ? 0 : STRIPE_THREE_DECIMAL.has(currency) ? 3 : 2);
+
+/**
+ * An amount in our minor units (ISO 4217 decimals) as Stripe's `unit_amount`, or null when Stripe
+ * cannot take it exactly (its three-decimal currencies need a last digit of 0; a currency where
+ * Stripe counts fewer decimals than ISO would lose money). Never rounded.
+ */
+export function toProcessorAmount(minor: number, currency: string): number | null {
+  const shift = stripeDecimals(currency) - currencyDecimals(currency);
+  if (shift >= 0) return minor * 10 ** shift;
+  return null;
+}
+
+/** Stripe's amount back in our minor units, or null when it is not a whole number of them. */
+export function fromProcessorAmount(amount: number, currency: string): number | null {
+  const shift = stripeDecimals(currency) - currencyDecimals(currency);
+  if (shift < 0) return null;
+  const minor = amount / 10 ** shift;
+  return Number.isSafeInteger(minor) ? minor : null;
+}
+
+export interface CheckoutPlan {
+  secretKey: string;
+  invoiceId: string;
+  /** Lower-case ISO code, as Stripe wants it. */
+  currency: string;
+  /** In Stripe's units of the currency. */
+  amount: number;
+  balanceMinor: number;
+  description: string;
+  successUrl: string;
+  cancelUrl: string;
+  /** The same request for the same balance gets the same checkout session (no second session to pay twice). */
+  idempotencyKey: string;
+}
+
+/**
+ * Whether the invoice can be paid by card now, and the checkout that asks for its balance; or why
+ * not. It can when the workspace has set up its processor, the invoice did not opt out
+ * (`payment_provider: 'undefined'`) and has a balance due that the processor can take exactly.
+ */
+export function cardCheckout(scope: Scope, invoice: InvoiceRow): { plan: CheckoutPlan } | { unavailable: string } {
+  const secrets = processorSecrets(scope.db);
+  if (!secrets) return { unavailable: 'Card payment is not set up for this workspace.' };
+  if (invoice.paymentProvider === 'undefined') return { unavailable: 'This invoice is not paid by card.' };
+  const balance = balanceDueMinor(invoice, paidByInvoice(scope.db, [invoice.id]).get(invoice.id) ?? 0);
+  const refusal = paymentRefusal(invoice, balance);
+  if (refusal) return { unavailable: refusal.message };
+  const amount = toProcessorAmount(balance, invoice.currency);
+  if (amount === null || (stripeDecimals(invoice.currency) === 3 && amount % 10 !== 0)) {
+    return { unavailable: `The card processor cannot charge ${formatMoney(balance, invoice.currency)} exactly.` };
+  }
+  const page = publicInvoiceUrl(scope.links.publicBase, invoice.publicToken);
+  return {
+    plan: {
+      secretKey: secrets.secretKey,
+      invoiceId: invoice.id,
+      currency: invoice.currency.toLowerCase(),
+      amount,
+      balanceMinor: balance,
+      description: `Invoice ${invoice.number} from ${readIdentity(scope).name}`,
+      successUrl: `${page}?payment=success`,
+      cancelUrl: `${page}?payment=cancelled`,
+      idempotencyKey: `hourbook-checkout-${invoice.id}-${balance}-${invoice.updatedAt}`,
+    },
+  };
+}
+
+/** The parts of a processor event this module reads (a Stripe event with a checkout session). */
+export interface ProcessorEvent {
+  id: string;
+  type: string;
+  session: {
+    id: string;
+    amount_total: number | null;
+    currency: string | null;
+    payment_status: string;
+    payment_intent: string | null;
+    invoice_id: string | null;
+  } | null;
+}
+
+type Outcome = (typeof processorEventOutcomes)[number] | 'duplicate';
+
+const PAYMENT_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+
+function record(scope: Scope, tx: Db, event: ProcessorEvent, outcome: Exclude<Outcome, 'duplicate'>, reason: string, facts: { invoiceId?: string; amountMinor?: number | null } = {}) {
+  tx.insert(processorEvents)
+    .values({
+      id: event.id,
+      type: event.type,
+      invoiceId: facts.invoiceId ?? null,
+      providerPaymentId: event.session?.id ?? null,
+      amountMinor: facts.amountMinor ?? event.session?.amount_total ?? null,
+      currency: event.session?.currency?.toUpperCase() ?? null,
+      outcome,
+      reason,
+      createdAt: scope.now.toISOString(),
+    })
+    .run();
+  return { outcome, reason };
+}
+
+/** Why a completed checkout cannot be recorded on this invoice as it stands, or null. */
+function unappliable(invoice: InvoiceRow, session: NonNullable<ProcessorEvent['session']>, amountMinor: number | null, balance: number): string | null {
+  const currency = session.currency?.toUpperCase() ?? '';
+  if (currency !== invoice.currency) return `paid in ${currency || 'an unknown currency'}, but the invoice is in ${invoice.currency}`;
+  if (amountMinor === null) return `the amount ${session.amount_total ?? 'null'} is not a whole amount of ${invoice.currency}`;
+  const refusal = paymentRefusal(invoice, balance);
+  if (refusal) return refusal.message;
+  if (amountMinor > balance) return `paid ${formatMoney(amountMinor, invoice.currency)}, more than the balance due of ${formatMoney(balance, invoice.currency)}`;
+  return null;
+}
+
+/**
+ * Applies one verified processor event, once: an event id seen before changes nothing
+ * (`duplicate`). A completed, paid checkout of an invoice of this workspace records a card payment
+ * (provider_payment_id = the session id, unique, so a second delivery or a concurrent race records
+ * one payment). Money that cannot be recorded as it came (another currency, more than the balance,
+ * a void or already paid invoice) is never recorded silently: the event is kept as `unapplied` with
+ * its reason, listed by `invoices.payments`, for a person to refund or record by hand.
+ */
+export function applyProcessorEvent(scope: Scope, event: ProcessorEvent): { outcome: Outcome; reason: string } {
+  return scope.write((tx) => {
+    if (tx.select({ id: processorEvents.id }).from(processorEvents).where(eq(processorEvents.id, event.id)).get()) {
+      return { outcome: 'duplicate', reason: 'this event was applied before' };
+    }
+    const session = event.session;
+    if (!PAYMENT_EVENTS.has(event.type) || !session) return record(scope, tx, event, 'ignored', `event type ${event.type} is not used`);
+    if (session.payment_status !== 'paid') return record(scope, tx, event, 'ignored', `payment status is ${session.payment_status}`);
+    const invoice = session.invoice_id ? tx.select().from(invoices).where(eq(invoices.id, session.invoice_id)).get() : undefined;
+    if (!invoice) return record(scope, tx, event, 'ignored', 'no invoice of this workspace');
+    if (tx.select({ id: payments.id }).from(payments).where(eq(payments.providerPaymentId, session.id)).get()) {
+      return record(scope, tx, event, 'ignored', 'this checkout session was recorded already', { invoiceId: invoice.id });
+    }
+    const amountMinor = session.amount_total === null ? null : fromProcessorAmount(session.amount_total, invoice.currency);
+    const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
+    const reason = unappliable(invoice, session, amountMinor, balanceDueMinor(invoice, paid));
+    if (reason !== null || amountMinor === null) return record(scope, tx, event, 'unapplied', reason ?? 'no amount', { invoiceId: invoice.id, amountMinor });
+    applyPayment(scope, tx, invoice, paid, {
+      amountMinor,
+      paidOn: todayIn(scope),
+      method: 'card',
+      reference: session.payment_intent ?? session.id,
+      providerPaymentId: session.id,
+    });
+    return record(scope, tx, event, 'recorded', '', { invoiceId: invoice.id, amountMinor });
+  });
+}

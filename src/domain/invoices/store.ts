@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db, Transaction } from '../../db/index.ts';
+import { clients, invoiceLines, invoiceProjects, invoices, invoiceTaxes, projects, timeEntries } from '../../db/schema/index.ts';
+import { invalidField, notFound, unprocessable } from '../../errors.ts';
+import type { ClientRow } from '../clients/records.ts';
+import { inIds } from '../queries.ts';
+import { findLiveRecipients } from '../recipients/queries.ts';
+import type { RecipientRow } from '../recipients/records.ts';
+import type { Scope } from '../scope.ts';
+import type { PricedInvoice } from './price.ts';
+import { invoiceStatements } from './queries.ts';
+
+/**
+ * The writes an invoice's life is made of, shared by creation, draft edits, deletion and credit
+ * notes, so each is written once.
+ */
+
+/** The client to invoice: it must exist and be active. */
+export function activeClient(tx: Db, clientId: string): ClientRow {
+  const client = tx.select().from(clients).where(eq(clients.id, clientId)).get();
+  if (!client) throw notFound('client', `No client with id ${clientId}`);
+  if (client.status !== 'active') throw unprocessable('client_archived', `Client ${client.name} is archived; reactivate it to invoice it`);
+  return client;
+}
+
+/** The client's projects, and the ones a request names in `project_id` (each must be the client's). */
+export function projectsOf(tx: Db, clientId: string, named: string[] | undefined) {
+  const clientProjects = new Set(
+    tx
+      .select({ id: projects.id })
+      .from(projects)
+      .where(eq(projects.clientId, clientId))
+      .all()
+      .map((p) => p.id),
+  );
+  // An empty list names no projects, the same as leaving project_id out.
+  const requested = named?.length ? [...new Set(named)] : null;
+  requested?.forEach((id) => {
+    if (!clientProjects.has(id)) throw invalidField(`project_id.${named!.indexOf(id)}`, 'is not a project of this client');
+  });
+  return { clientProjects, requested };
+}
+
+/** The named recipients, each a live recipient of the client, in the order named (422 naming `path.N` otherwise). */
+export function recipientsOf(tx: Db, clientId: string, named: string[], path: string): RecipientRow[] {
+  const ids = [...new Set(named)];
+  const byId = new Map(findLiveRecipients(tx, clientId, ids).map((r) => [r.id, r]));
+  return ids.map((id) => {
+    const row = byId.get(id);
+    if (!row) throw invalidField(`${path}.${named.indexOf(id)}`, 'is not a recipient of this client');
+    return row;
+  });
+}
+
+/**
+ * Lines and taxes of a priced invoice; its new time entries marked billed. Entries are moved with
+ * `WHERE status = 'unbilled'`: if another invoice billed one in between, fewer rows move and the
+ * whole call rolls back, so an entry is never billed twice.
+ */
+export function insertPriced(scope: Scope, tx: Transaction, invoiceId: string, priced: PricedInvoice, at: string, newEntryIds: string[]): void {
+  const st = scope.statements(invoiceStatements);
+  for (const line of priced.lines) st.insertLine.run({ ...line, id: randomUUID(), invoiceId });
+  if (priced.taxes.length) tx.insert(invoiceTaxes).values(priced.taxes.map((t) => ({ ...t, id: randomUUID(), invoiceId }))).run();
+  if (newEntryIds.length > 0 && st.markBilled.run({ invoiceId, at, ids: JSON.stringify(newEntryIds) }).changes !== newEntryIds.length) {
+    throw unprocessable('time_entry_not_unbilled', 'A time entry of this invoice was billed by another invoice at the same moment; nothing was changed');
+  }
+}
+
+/** Removes an invoice's lines and taxes (a draft being re-priced or deleted). */
+export function deleteLinesAndTaxes(tx: Db, invoiceId: string): void {
+  tx.delete(invoiceLines).where(eq(invoiceLines.invoiceId, invoiceId)).run();
+  tx.delete(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, invoiceId)).run();
+}
+
+/** Entries billed by the invoice return to `unbilled` (all of them, or only `ids`), free to bill again. */
+export function releaseEntries(tx: Db, invoiceId: string, at: string, ids?: string[]): void {
+  if (ids?.length === 0) return;
+  tx.update(timeEntries)
+    .set({ status: 'unbilled', invoiceId: null, updatedAt: at })
+    .where(and(eq(timeEntries.invoiceId, invoiceId), eq(timeEntries.status, 'billed'), ids ? inIds(timeEntries.id, ids) : undefined))
+    .run();
+}
+
+/**
+ * Each project's `last_invoice_id`: its most recently created invoice (credit notes aside), or
+ * null when none is left, after an invoice was added to or taken from it.
+ */
+export function refreshLastInvoice(tx: Db, projectIds: readonly string[], at: string): void {
+  for (const projectId of new Set(projectIds)) {
+    const last = tx
+      .select({ id: invoices.id })
+      .from(invoiceProjects)
+      .innerJoin(invoices, eq(invoices.id, invoiceProjects.invoiceId))
+      .where(and(eq(invoiceProjects.projectId, projectId), eq(invoices.kind, 'invoice')))
+      .orderBy(desc(invoices.createdAt), desc(invoices.id))
+      .limit(1)
+      .get();
+    tx.update(projects).set({ lastInvoiceId: last?.id ?? null, updatedAt: at }).where(eq(projects.id, projectId)).run();
+  }
+}
+
+/** The invoice's projects become exactly `projectIds`; every project that gained or lost it is refreshed. */
+export function setInvoiceProjects(tx: Db, invoiceId: string, projectIds: string[], at: string): void {
+  const before = tx.select({ id: invoiceProjects.projectId }).from(invoiceProjects).where(eq(invoiceProjects.invoiceId, invoiceId)).all().map((p) => p.id);
+  tx.delete(invoiceProjects).where(eq(invoiceProjects.invoiceId, invoiceId)).run();
+  if (projectIds.length) tx.insert(invoiceProjects).values(projectIds.map((projectId) => ({ invoiceId, projectId }))).run();
+  refreshLastInvoice(tx, [...before, ...projectIds], at);
+}
+
+/** The projects of an invoice's lines, in line order. */
+export const projectsOfLines = (priced: PricedInvoice): string[] => [...new Set(priced.lines.flatMap((l) => (l.projectId ? [l.projectId] : [])))];

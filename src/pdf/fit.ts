@@ -1,0 +1,73 @@
+/**
+ * Text that fits a width without ever splitting a word: lines break only at spaces (and at the
+ * line breaks a person typed). A word too wide for the width first makes the whole text smaller,
+ * down to a minimum size; a word still too wide at that size is cut and ends in "…". So
+ * "Development" is never printed as "Developm/ent".
+ */
+
+/** How wide a string is at a font size (points); bound to one font by the caller. */
+export type Measure = (text: string, size: number) => number;
+
+export interface Fitted {
+  lines: string[];
+  size: number;
+}
+
+const ELLIPSIS = '…';
+
+/** The longest start of `word` that fits `width` with "…" after it. */
+export function ellipsize(word: string, width: number, size: number, measure: Measure): string {
+  if (measure(word, size) <= width) return word;
+  const chars = [...word];
+  let keep = chars.length - 1;
+  while (keep > 0 && measure(chars.slice(0, keep).join('') + ELLIPSIS, size) > width) keep--;
+  return keep > 0 ? chars.slice(0, keep).join('') + ELLIPSIS : ELLIPSIS;
+}
+
+const wordsOf = (paragraph: string) => paragraph.split(/[ \t]+/).filter(Boolean);
+
+/** Greedy line filling at `size`; a word wider than `width` is cut with an ellipsis. */
+function wrap(text: string, width: number, size: number, measure: Measure): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split(/\r?\n/)) {
+    let line = '';
+    for (const raw of wordsOf(paragraph)) {
+      const word = ellipsize(raw, width, size, measure);
+      const candidate = line ? `${line} ${word}` : word;
+      if (line && measure(candidate, size) > width) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = candidate;
+      }
+    }
+    lines.push(line);
+  }
+  // Blank lines a person typed between paragraphs stay; trailing ones do not.
+  while (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
+ * `text` in lines of at most `width` points at `size`, or smaller (down to `minSize`, by half
+ * points) when its widest word needs it. With `maxLines`, a longer text ends with "…".
+ */
+export function fitText(text: string, width: number, measure: Measure, opts: { size: number; minSize: number; maxLines?: number }): Fitted {
+  const widest = Math.max(0, ...text.split(/\s+/).map((w) => measure(w, 1)));
+  let size = opts.size;
+  while (size > opts.minSize && widest * size > width) size = Math.max(opts.minSize, size - 0.5);
+  let lines = wrap(text, width, size, measure);
+  if (opts.maxLines !== undefined && lines.length > opts.maxLines) {
+    lines = lines.slice(0, opts.maxLines);
+    const last = lines.length - 1;
+    lines[last] = ellipsize(`${lines[last]}${ELLIPSIS}`, width, size, measure);
+  }
+  return { lines, size };
+}
+
+/** One line that must not wrap (an amount, a date): smaller down to `minSize`, then cut with "…". */
+export function fitLine(text: string, width: number, measure: Measure, opts: { size: number; minSize: number }): Fitted {
+  let size = opts.size;
+  while (size > opts.minSize && measure(text, size) > width) size = Math.max(opts.minSize, size - 0.5);
+  return { lines: [ellipsize(text, width, size, measure)], size };
+}

@@ -1,0 +1,116 @@
+import { hoursBy, type DocumentLine, type InvoiceDocument } from '../../domain/invoices/document.ts';
+import type { Formats } from '../../domain/invoices/format.ts';
+import { lineHours } from '../../domain/invoices/records.ts';
+import { minorToDecimalString } from '../../domain/money.ts';
+import { hoursOf } from '../../domain/time/hours.ts';
+import { lineHeight, type PageCursor } from '../cursor.ts';
+import { fitText } from '../fit.ts';
+import { drawTable, type Column } from '../table.ts';
+
+type LineColumn = Column<DocumentLine>;
+
+const hoursText = (f: Formats, hours: number | null) => (hours === null ? '' : f.number(hours));
+const quantityText = (f: Formats, milli: number | null) => (milli === null ? '' : f.number(Number(minorToDecimalString(milli, 3)), 3));
+const money = (f: Formats, minor: number | null) => (minor === null ? '' : f.money(minor));
+
+/** The same text on every line (one project, one person): said once above the table instead. */
+const SHARED: (keyof Pick<DocumentLine, 'projectName' | 'taskName' | 'personName'>)[] = ['projectName', 'taskName', 'personName'];
+const sharedValue = (lines: DocumentLine[], key: (typeof SHARED)[number]) => {
+  const first = lines[0]?.[key];
+  return lines.length > 1 && first && lines.every((l) => l[key] === first) ? first : null;
+};
+
+/**
+ * The columns of the time lines: those whose display flag is on (less a column whose value is the
+ * same on every line, given in the caption instead), then hours, rate, amount.
+ */
+function timeColumns(doc: InvoiceDocument, f: Formats, lines: DocumentLine[]): LineColumn[] {
+  const { invoice } = doc;
+  const when = (flag: boolean, column: LineColumn) => (flag ? [column] : []);
+  const varies = (key: (typeof SHARED)[number]) => sharedValue(lines, key) === null;
+  return [
+    ...when(invoice.displayDate, { title: 'Date', align: 'left', fit: 'line', cell: (l) => (l.date ? f.day(l.date) : '') }),
+    ...when(invoice.displayProjectName && varies('projectName'), { title: 'Project', align: 'left', fit: 'wrap', cell: (l) => l.projectName ?? '' }),
+    ...when(invoice.displayTaskName && varies('taskName'), { title: 'Task', align: 'left', fit: 'wrap', cell: (l) => l.taskName ?? '' }),
+    ...when(invoice.displayPersonName && varies('personName'), { title: 'Person', align: 'left', fit: 'wrap', cell: (l) => l.personName ?? '' }),
+    ...when(invoice.displayNote, { title: 'Notes', align: 'left', fit: 'wrap', grow: true, cell: (l) => l.notes }),
+    { title: 'Hours', align: 'right', fit: 'line', cell: (l) => hoursText(f, lineHours(l)) },
+    { title: 'Rate', align: 'right', fit: 'line', cell: (l) => money(f, l.hourlyRateMinor) },
+    { title: 'Amount', align: 'right', fit: 'line', cell: (l) => money(f, l.amountMinor) },
+  ];
+}
+
+function serviceColumns(doc: InvoiceDocument, f: Formats, lines: DocumentLine[]): LineColumn[] {
+  const project: LineColumn[] =
+    doc.invoice.displayProjectName && lines.some((l) => l.projectName) ? [{ title: 'Project', align: 'left', fit: 'wrap', cell: (l) => l.projectName ?? '' }] : [];
+  return [
+    { title: 'Description', align: 'left', fit: 'wrap', grow: true, cell: (l) => l.notes },
+    ...project,
+    { title: 'Quantity', align: 'right', fit: 'line', cell: (l) => quantityText(f, l.quantityMilli) },
+    { title: 'Unit price', align: 'right', fit: 'line', cell: (l) => money(f, l.unitAmountMinor) },
+    { title: 'Amount', align: 'right', fit: 'line', cell: (l) => money(f, l.amountMinor) },
+  ];
+}
+
+/**
+ * The invoice's lines: time lines and service lines, each in a table fitted to its content; the
+ * last rows stay on one page with the `keepRoom` points that follow (the totals).
+ */
+export function drawLines(c: PageCursor, doc: InvoiceDocument, f: Formats, keepRoom: number): void {
+  const time = doc.lines.filter((l) => l.kind === 'time_entry');
+  const services = doc.lines.filter((l) => l.kind === 'service');
+  if (time.length) {
+    drawCaption(c, doc, time);
+    drawTable(c, timeColumns(doc, f, time), time, services.length ? 0 : keepRoom);
+  }
+  if (services.length) drawTable(c, serviceColumns(doc, f, services), services, keepRoom);
+}
+
+/** "Project: Website relaunch · Person: Zoë Müller" for what every time line shares. */
+function drawCaption(c: PageCursor, doc: InvoiceDocument, lines: DocumentLine[]): void {
+  const { invoice } = doc;
+  const shown = { projectName: invoice.displayProjectName, taskName: invoice.displayTaskName, personName: invoice.displayPersonName };
+  const labels = { projectName: 'Project', taskName: 'Task', personName: 'Person' };
+  const parts = SHARED.flatMap((key) => {
+    const value = shown[key] ? sharedValue(lines, key) : null;
+    return value ? [`${labels[key]}: ${value}`] : [];
+  });
+  if (!parts.length) return;
+  const fitted = fitText(parts.join('  ·  '), c.width, c.measure('body'), { size: 9.5, minSize: 7, maxLines: 3 });
+  c.ensure(fitted.lines.length * lineHeight(fitted.size) + 60);
+  c.y = c.lines(fitted.lines, c.left + 3, c.y, { size: fitted.size }) + 6;
+}
+
+function heading(c: PageCursor, title: string): void {
+  c.ensure(60);
+  c.line(title, c.left, c.y, { font: 'bold', size: 11 });
+  c.y += 18;
+}
+
+type Row = string[];
+const rowColumns = (titles: [string, 'left' | 'right', 'wrap' | 'line'][]): Column<Row>[] =>
+  titles.map(([title, align, fit], i) => ({ title, align, fit, grow: i === 0, cell: (r) => r[i] ?? '' }));
+
+/** Hours by person, by task, and the time-entry listing, each when the invoice asks for it. */
+export function drawSummaries(c: PageCursor, doc: InvoiceDocument, f: Formats): void {
+  const { invoice } = doc;
+  const time = doc.lines.filter((l) => l.kind === 'time_entry');
+  if (!time.length) return;
+  const groups = (key: (l: DocumentLine) => string | null) =>
+    hoursBy(time, key).map((g) => [g.label, f.number(hoursOf(g.seconds)), f.money(g.amountMinor)]);
+  if (invoice.includeHoursByPerson) {
+    heading(c, 'Hours by person');
+    drawTable(c, rowColumns([['Person', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]), groups((l) => l.personName));
+  }
+  if (invoice.includeHoursByTask) {
+    heading(c, 'Hours by task');
+    const task = (l: DocumentLine) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName);
+    drawTable(c, rowColumns([['Task', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]), groups(task));
+  }
+  if (invoice.includeTimeEntries) {
+    heading(c, 'Time entries');
+    const rows = time.map((l) => [l.date ? f.day(l.date) : '', l.personName ?? '', l.taskName ?? '', l.notes, hoursText(f, l.entrySeconds === null ? null : hoursOf(l.entrySeconds)), hoursText(f, lineHours(l))]);
+    const columns = rowColumns([['Date', 'left', 'line'], ['Person', 'left', 'wrap'], ['Task', 'left', 'wrap'], ['Notes', 'left', 'wrap'], ['Recorded', 'right', 'line'], ['Billed', 'right', 'line']]);
+    drawTable(c, columns.map((col, i) => ({ ...col, grow: i === 3 })), rows);
+  }
+}

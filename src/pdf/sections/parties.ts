@@ -1,0 +1,60 @@
+import type { InvoiceDocument } from '../../domain/invoices/document.ts';
+import type { Formats } from '../../domain/invoices/format.ts';
+import { GREY, lineHeight, type PageCursor } from '../cursor.ts';
+import { fitLine, fitText } from '../fit.ts';
+import { addressLines } from './seller.ts';
+
+const SIZE = 9.5;
+
+/** The document's title: INVOICE or CREDIT NOTE, large. */
+export function drawTitle(c: PageCursor, doc: InvoiceDocument): void {
+  c.line(doc.invoice.kind === 'credit_note' ? 'CREDIT NOTE' : 'INVOICE', c.left, c.y, { font: 'bold', size: 22 });
+  c.y += 34;
+}
+
+/** The label/value rows of the right-hand block: number, dates, what it relates to. */
+function metaRows(doc: InvoiceDocument, f: Formats): [string, string][] {
+  const { invoice } = doc;
+  const credit = invoice.kind === 'credit_note';
+  const rows: [string, string][] = [[credit ? 'Credit note no.' : 'Invoice no.', invoice.number], ['Issue date', f.day(invoice.issueDate)]];
+  const { period } = doc;
+  if (period && period.from !== period.to) rows.push(['Service period', `${f.day(period.from)} – ${f.day(period.to)}`]);
+  else rows.push(['Date of supply', f.day(period?.from ?? invoice.issueDate)]);
+  if (!credit) rows.push(['Due date', f.day(invoice.dueDate)]);
+  if (credit && doc.related) rows.push(['Cancels invoice', `${doc.related.number} of ${f.day(doc.related.issueDate)}`]);
+  if (!credit && doc.related) rows.push(['Cancelled by', `credit note ${doc.related.number}`]);
+  if (doc.paidMinor > 0 && doc.balanceMinor > 0) rows.push(['Balance due', f.money(doc.balanceMinor)]);
+  return rows;
+}
+
+/** The buyer ("Bill to": name, second name, address as entered, VAT id), left; returns its bottom. */
+function drawBuyer(c: PageCursor, doc: InvoiceDocument, width: number): number {
+  const { client } = doc;
+  let y = c.y;
+  c.line('BILL TO', c.left, y, { font: 'bold', size: 7.5, color: GREY });
+  y += lineHeight(7.5) + 2;
+  const name = fitText(client.name, width, c.measure('bold'), { size: 11, minSize: 8, maxLines: 3 });
+  y = c.lines(name.lines, c.left, y, { font: 'bold', size: name.size });
+  const rest = [client.secondaryName, ...addressLines(client.address), client.taxId ? `VAT ID: ${client.taxId}` : ''].filter(Boolean);
+  for (const line of rest) {
+    const fitted = fitText(line, width, c.measure('body'), { size: SIZE, minSize: 7 });
+    y = c.lines(fitted.lines, c.left, y, { size: fitted.size });
+  }
+  return y;
+}
+
+/** Buyer on the left, the document's facts on the right, side by side. */
+export function drawParties(c: PageCursor, doc: InvoiceDocument, f: Formats): void {
+  const labelWidth = 88;
+  const valueWidth = c.width * 0.47 - labelWidth;
+  const buyerBottom = drawBuyer(c, doc, c.width - labelWidth - valueWidth - 16);
+  const x = c.right - labelWidth - valueWidth;
+  let y = c.y;
+  for (const [label, value] of metaRows(doc, f)) {
+    c.line(label, x, y, { size: SIZE, color: GREY, width: labelWidth });
+    const fitted = fitLine(value, valueWidth, c.measure('bold'), { size: SIZE, minSize: 7 });
+    c.line(fitted.lines[0]!, x + labelWidth, y, { font: 'bold', size: fitted.size, baselineOf: SIZE, width: valueWidth, align: 'right' });
+    y += lineHeight(SIZE) + 1;
+  }
+  c.y = Math.max(buyerBottom, y) + 22;
+}

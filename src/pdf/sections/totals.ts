@@ -1,0 +1,58 @@
+import { totalHours, type InvoiceDocument } from '../../domain/invoices/document.ts';
+import type { Formats } from '../../domain/invoices/format.ts';
+import { GREY, lineHeight, type PageCursor } from '../cursor.ts';
+import { fitLine } from '../fit.ts';
+
+interface TotalRow {
+  label: string;
+  value: string;
+  strong?: boolean;
+}
+
+/**
+ * Subtotal; each charged tax with its rate and the amount it is charged on (the per-rate taxable
+ * amount an EU VAT invoice must show); the total; and, once something was paid, what was paid and
+ * the balance still due.
+ */
+function totalRows(doc: InvoiceDocument, f: Formats): TotalRow[] {
+  const { invoice } = doc;
+  const rows: TotalRow[] = [{ label: 'Subtotal', value: f.money(invoice.subtotalMinor) }];
+  for (const t of doc.taxes.filter((x) => x.selected)) {
+    rows.push({ label: `${t.name} ${f.number(Number(t.percentage))}% of ${f.money(invoice.subtotalMinor)}`, value: f.money(t.amountMinor) });
+  }
+  rows.push({ label: `Total (${invoice.currency})`, value: f.money(invoice.totalMinor), strong: true });
+  if (doc.paidMinor > 0) {
+    rows.push({ label: 'Paid', value: f.money(-doc.paidMinor) });
+    rows.push({ label: 'Balance due', value: f.money(doc.balanceMinor), strong: true });
+  }
+  return rows;
+}
+
+const rowHeight = (row: TotalRow) => lineHeight(row.strong ? 11 : 9.5) + 2;
+
+/** The height of the totals block, so the line table can keep its last rows with it. */
+export const totalsHeight = (doc: InvoiceDocument, f: Formats) => totalRows(doc, f).reduce((s, r) => s + rowHeight(r), 0) + 16;
+
+/** The totals block, right-aligned under the amounts, with the total hours on its left. */
+export function drawTotals(c: PageCursor, doc: InvoiceDocument, f: Formats): void {
+  const rows = totalRows(doc, f);
+  c.ensure(totalsHeight(doc, f));
+  const top = c.y;
+  const valueWidth = 110;
+  const labelWidth = c.width * 0.62 - valueWidth;
+  const x = c.right - labelWidth - valueWidth;
+  c.rule(c.y - 3, x, c.right);
+  for (const row of rows) {
+    const size = row.strong ? 11 : 9.5;
+    const font = row.strong ? 'bold' : 'body';
+    const label = fitLine(row.label, labelWidth - 8, c.measure(font), { size, minSize: 7 });
+    c.line(label.lines[0]!, x, c.y, { font, size: label.size, baselineOf: size, width: labelWidth - 8, align: 'right', color: row.strong ? 'black' : GREY });
+    const value = fitLine(row.value, valueWidth - 4, c.measure(font), { size, minSize: 7 });
+    c.line(value.lines[0]!, x + labelWidth, c.y, { font, size: value.size, baselineOf: size, width: valueWidth - 4, align: 'right' });
+    c.y += rowHeight(row);
+  }
+  if (doc.lines.some((l) => l.kind === 'time_entry')) {
+    c.line(`Total hours: ${f.number(totalHours(doc.lines))}`, c.left + 3, top, { size: 9.5, font: 'bold' });
+  }
+  c.y += 16;
+}

@@ -1,0 +1,137 @@
+import { GREY, lineHeight, MARGIN, type PageCursor } from './cursor.ts';
+import { fitLine, fitText, type Fitted, type Measure } from './fit.ts';
+
+export interface Column<R> {
+  title: string;
+  align: 'left' | 'right';
+  /** `wrap`: text that may take several lines (names, notes); `line`: one line (dates, amounts). */
+  fit: 'wrap' | 'line';
+  /** Takes the room left over when the content is narrower than the page. */
+  grow?: boolean;
+  cell: (row: R) => string;
+}
+
+const HEAD_SIZE = 8;
+const MIN_SIZE = 6.5;
+/** Space between columns (half on each side of a cell). */
+const GAP = 6;
+const ROW_GAP = 4;
+/** A cell is cut with "…" after this many lines, so one row can never outgrow a page. */
+const MAX_CELL_LINES = 30;
+/** The part of the table a growing column (the notes) keeps when the table must wrap. */
+const GROW_SHARE = 0.25;
+/** No single word may claim more than this share of the table for its column. */
+const MAX_WORD_SHARE = 0.4;
+
+const widest = (texts: string[], measure: Measure, size: number) => Math.max(0, ...texts.map((t) => measure(t, size)));
+const wordsOf = (text: string) => text.split(/\s+/).filter(Boolean);
+
+/** Each column's width on one line (natural) and the least it needs without cutting a word (minimal). */
+function contentWidths<R>(cursor: PageCursor, columns: Column<R>[], cells: string[][], size: number) {
+  const body = cursor.measure('body');
+  const bold = cursor.measure('bold');
+  return columns.map((c, i) => {
+    const texts = cells.map((r) => r[i] ?? '');
+    const title = bold(c.title, HEAD_SIZE);
+    const natural = Math.max(title, widest(texts.flatMap((t) => t.split(/\r?\n/)), body, size)) + GAP;
+    const minimal = c.fit === 'line' ? natural : Math.min(Math.max(title, widest(texts.flatMap(wordsOf), body, size)) + GAP, cursor.width * MAX_WORD_SHARE);
+    return { natural, minimal };
+  });
+}
+
+/** The body size of a table: the largest of these at which every cell fits on one line, else the smallest. */
+const BODY_SIZES = [9, 8.5, 8];
+
+/**
+ * Column widths fitted to their content, and the text size. Everything on one line when it fits at
+ * 9 pt (or, for a wide table, 8.5 or 8 pt), the room left going to the growing columns. Otherwise
+ * one-line columns (dates, amounts) keep their width and the wrapping ones are served narrowest
+ * first, each with its whole width while the ones after it can still get their longest word (and
+ * the growing column a quarter of the table): short names stay on one line and the growing column
+ * (the notes) takes what is left and wraps. Only a
+ * table whose longest words alone are wider than the page scales every column down (its cells
+ * then shrink their text or cut a word with "…").
+ */
+export function fitColumns<R>(cursor: PageCursor, columns: Column<R>[], cells: string[][]): { widths: number[]; size: number } {
+  const available = cursor.width;
+  for (const size of BODY_SIZES) {
+    const sizes = contentWidths(cursor, columns, cells, size);
+    const natural = sizes.reduce((s, c) => s + c.natural, 0);
+    if (natural > available) continue;
+    const growing = columns.map((c, i) => (c.grow ? i : -1)).filter((i) => i >= 0);
+    const takers = growing.length ? growing : [columns.length - 1];
+    return { size, widths: sizes.map((c, i) => c.natural + (takers.includes(i) ? (available - natural) / takers.length : 0)) };
+  }
+  const size = BODY_SIZES[BODY_SIZES.length - 1]!;
+  const sizes = contentWidths(cursor, columns, cells, size);
+  const minimal = sizes.reduce((s, c) => s + c.minimal, 0);
+  if (minimal > available) return { size, widths: sizes.map((c) => (c.minimal * available) / minimal) };
+  const widths = sizes.map((c, i) => (columns[i]!.fit === 'line' ? c.natural : 0));
+  let left = available - widths.reduce((s, w) => s + w, 0);
+  const wrapping = columns.map((_, i) => i).filter((i) => columns[i]!.fit === 'wrap');
+  // Narrowest first, the growing column (the notes) last, with a fair part of the page kept for it.
+  const order = [...wrapping.filter((i) => !columns[i]!.grow).sort((a, b) => sizes[a]!.natural - sizes[b]!.natural), ...wrapping.filter((i) => columns[i]!.grow)];
+  const keep = (i: number) => (columns[i]!.grow ? Math.min(sizes[i]!.natural, Math.max(sizes[i]!.minimal, available * GROW_SHARE)) : sizes[i]!.minimal);
+  order.forEach((i, n) => {
+    const reserved = order.slice(n + 1).reduce((s, j) => s + keep(j), 0);
+    const width = n === order.length - 1 ? left : Math.max(sizes[i]!.minimal, Math.min(sizes[i]!.natural, left - reserved));
+    widths[i] = width;
+    left -= width;
+  });
+  return { size, widths };
+}
+
+function fitCell<R>(cursor: PageCursor, column: Column<R>, text: string, width: number, size: number): Fitted {
+  const opts = { size, minSize: MIN_SIZE };
+  const inner = width - GAP;
+  return column.fit === 'line' ? fitLine(text, inner, cursor.measure('body'), opts) : fitText(text, inner, cursor.measure('body'), { ...opts, maxLines: MAX_CELL_LINES });
+}
+
+/** The header row: titles in small grey bold, a rule under them. */
+function drawHeader<R>(cursor: PageCursor, columns: Column<R>[], widths: number[]): void {
+  let x = cursor.left;
+  columns.forEach((c, i) => {
+    const w = widths[i]!;
+    const title = fitLine(c.title, w - GAP, cursor.measure('bold'), { size: HEAD_SIZE, minSize: MIN_SIZE });
+    cursor.line(title.lines[0]!, x + GAP / 2, cursor.y, { font: 'bold', size: title.size, color: GREY, width: w - GAP, align: c.align });
+    x += w;
+  });
+  cursor.y += lineHeight(HEAD_SIZE) + 2;
+  cursor.rule(cursor.y - 1);
+  cursor.y += 3;
+}
+
+/** Rows that move to the next page with what follows the table, so it never stands there alone. */
+const KEEP_WITH_NEXT = 3;
+
+/**
+ * A table that flows over as many pages as it needs: a row never splits, and the header row is
+ * drawn again at the top of every page the table continues on. `keepRoom` is the height of what
+ * must follow the table on the same page (the totals): its last rows move to a new page with it
+ * rather than leave it alone there.
+ */
+export function drawTable<R>(cursor: PageCursor, columns: Column<R>[], rows: R[], keepRoom = 0): void {
+  const cells = rows.map((r) => columns.map((c) => c.cell(r)));
+  const { widths, size } = fitColumns(cursor, columns, cells);
+  cursor.ensure(lineHeight(HEAD_SIZE) + 6 + lineHeight(size) * 2);
+  drawHeader(cursor, columns, widths);
+  const fittedRows = cells.map((row) => row.map((text, i) => fitCell(cursor, columns[i]!, text, widths[i]!, size)));
+  const heights = fittedRows.map((fitted) => Math.max(...fitted.map((f) => f.lines.length * lineHeight(f.size))) + ROW_GAP);
+  fittedRows.forEach((fitted, n) => {
+    const height = heights[n]!;
+    const tail = n === fittedRows.length - KEEP_WITH_NEXT || (n === 0 && fittedRows.length < KEEP_WITH_NEXT);
+    const needed = tail ? heights.slice(n).reduce((s, h) => s + h, 0) + keepRoom : height;
+    // Never ask for more than a fresh page holds: then the rows simply flow on.
+    cursor.ensure(Math.min(needed, cursor.bottom - MARGIN - 40), () => drawHeader(cursor, columns, widths));
+    let x = cursor.left;
+    fitted.forEach((f, i) => {
+      const w = widths[i]!;
+      // A cell shrunk for a long word keeps the row's first baseline.
+      const y = cursor.y + (size - f.size) * 0.9;
+      cursor.lines(f.lines, x + GAP / 2, y, { size: f.size, width: w - GAP, align: columns[i]!.align });
+      x += w;
+    });
+    cursor.y += height;
+  });
+  cursor.y += 6;
+}

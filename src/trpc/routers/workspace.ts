@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { getIdentity, updateIdentity } from '../../domain/workspace/identity.ts';
+import { getPaymentProcessor, removePaymentProcessor, updatePaymentProcessor } from '../../domain/workspace/payment-processor.ts';
+import { identityOutput, processorOutput, updateIdentityInput, updateProcessorInput } from '../../domain/workspace/schemas.ts';
+import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
+
+/** The workspace's own settings: its identity on invoices and mail, and card payment. */
+export const workspaceRouter = router({
+  /** Legal name, address, tax id, logo, sender, payment instructions, footer, locale. */
+  identity: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(identityOutput)
+    .query(({ ctx }) => getIdentity(ctx.scope)),
+  /** Owner/Admin: changes the fields given (null or "" clears one); the logo as base64. */
+  updateIdentity: actingUserProcedure
+    .input(updateIdentityInput)
+    .output(identityOutput)
+    .mutation(({ ctx, input }) => updateIdentity(ctx.scope, input)),
+  /** Whether card payment is set up; secrets only as their last 4 characters. */
+  paymentProcessor: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(processorOutput)
+    .query(({ ctx }) => getPaymentProcessor(ctx.scope)),
+  /** Owner/Admin: the processor's secret key and webhook signing secret. */
+  updatePaymentProcessor: actingUserProcedure
+    .input(updateProcessorInput)
+    .output(processorOutput)
+    .mutation(({ ctx, input }) => updatePaymentProcessor(ctx.scope, input)),
+  /** Owner/Admin: card payment off. */
+  removePaymentProcessor: actingUserProcedure
+    .input(z.object({}))
+    .output(processorOutput)
+    .mutation(({ ctx }) => removePaymentProcessor(ctx.scope)),
+});
