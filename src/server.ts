@@ -6,6 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
+import { mountOps, type Ops } from './ops/mount.ts';
 import { publicInvoiceRouter } from './public/invoice-page.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
@@ -15,7 +16,7 @@ import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import type { AppServices } from './services.ts';
 import { contextFor, hostOf } from './trpc/context.ts';
-import { toAppError } from './trpc/errors.ts';
+import { retryAfterMeta, toAppError } from './trpc/errors.ts';
 import { appRouter } from './trpc/router.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
 
@@ -45,7 +46,7 @@ function requestLog(services: AppServices) {
   };
 }
 
-export function createApp(services: AppServices): express.Express {
+export function createApp(services: AppServices, mount?: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -54,6 +55,8 @@ export function createApp(services: AppServices): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // /readyz and the cluster endpoints (src/ops/), before anything that would answer for a workspace.
+  mount?.(app);
 
   const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
   app.use(
@@ -62,6 +65,7 @@ export function createApp(services: AppServices): express.Express {
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: MAX_BODY_BYTES,
+      responseMeta: retryAfterMeta,
       createContext: ({ req, res }) => contextFor(services, req, String(res.getHeader('x-request-id') ?? ''), subdomainOf),
       onError: ({ error, ctx }) => {
         if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
@@ -99,24 +103,44 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function startServer(
   services: AppServices,
-  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number } = {},
+  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number; controlSocket?: boolean } = {},
 ): Promise<RunningServer> {
-  const app = createApp(services);
-  const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
-  if (running) services.wake = (job, subdomain) => running.kick(job, subdomain);
+  let url = '';
+  let ops: Ops | undefined;
+  const app = createApp(services, (a) => {
+    ops = mountOps(a, services, () => url, { controlSocket: opts.controlSocket ?? true });
+  });
+  if (!ops) throw new Error('ops not mounted');
+  const mounted: Ops = ops;
+  await mounted.claim();
   const port = opts.port ?? services.config.port;
   const host = opts.host ?? services.config.host;
-  const server = await new Promise<Server>((resolveListen, reject) => {
-    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
-  });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolveListen, reject) => {
+      const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
+    });
+  } catch (err) {
+    await mounted.stop();
+    throw err;
+  }
   const address = server.address();
-  const url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
+  url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
+  // Jobs start once every file is on the current schema; requests are served meanwhile.
+  let running: ReturnType<typeof startJobs> | null = null;
   let closing: Promise<void> | null = null;
+  const started = mounted.start().then(() => {
+    if (closing || opts.jobs === false) return;
+    running = startJobs(jobs, services, services.logger);
+    const r = running;
+    services.wake = (job, subdomain) => r.kick(job, subdomain);
+  });
   return {
     server,
     url,
     close: () =>
       (closing ??= (async () => {
+        await mounted.stop();
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();
@@ -124,7 +148,8 @@ export async function startServer(
           // (keep-alive, a stalled upload) is cut off so shutdown always ends.
           setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();
         });
-        await running?.stop();
+        await started.catch(() => {});
+        await (running as ReturnType<typeof startJobs> | null)?.stop();
         services.registry.closeAll();
       })()),
   };

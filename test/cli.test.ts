@@ -25,12 +25,13 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 describe('hourbook command line', () => {
   let ownerId = '';
 
-  it('workspace create --json prints exactly subdomain, api_key and owner', async () => {
+  it('workspace create --json prints exactly subdomain, api_key, api_key_id and owner', async () => {
     const res = await hourbook('workspace', 'create', 'acme', '--owner-email', 'Boss@ACME.test', '--owner-first-name', 'Bo', '--time-zone', 'Europe/Berlin', '--json');
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
     const out = JSON.parse(res.stdout);
-    expect(Object.keys(out).sort()).toEqual(['api_key', 'owner', 'subdomain']);
+    expect(Object.keys(out).sort()).toEqual(['api_key', 'api_key_id', 'owner', 'subdomain']);
+    expect(out.api_key_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(out.subdomain).toBe('acme');
     expect(out.api_key).toMatch(/^hb_[A-Za-z0-9_-]{43}$/);
     expect(out.owner).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'Boss@acme.test' });

@@ -24,15 +24,20 @@ export type IdleMap = Map<string, number>;
 export async function runJobOnce(job: Job, services: AppServices, only?: Iterable<string>, idle?: IdleMap): Promise<void> {
   for (const subdomain of only ?? services.registry.list()) {
     if (!only && (idle?.get(subdomain) ?? 0) > services.clock().getTime()) continue;
-    const handle = services.registry.get(subdomain);
-    if (!handle) continue;
+    // A paused workspace (its file is being copied) is left alone; the next pass catches up.
+    const leave = services.registry.gate.tryEnterWrite(subdomain);
+    if (!leave) continue;
     try {
+      const handle = services.registry.get(subdomain);
+      if (!handle) continue;
       const nextDue = await services.registry.using(handle, () => job.run(handle, services));
       if (typeof nextDue === 'number') idle?.set(subdomain, nextDue);
       else idle?.delete(subdomain);
     } catch (err) {
       idle?.delete(subdomain);
       services.logger.error({ err, job: job.name, workspace: subdomain }, 'job failed');
+    } finally {
+      leave();
     }
   }
 }
