@@ -21,7 +21,7 @@ interface Upgrade {
  * pre-migration backup is taken only once.
  */
 function tryUpgrade(file: string, upgrade: Upgrade): boolean {
-  const sqlite = new BetterSqlite3(file, { fileMustExist: true });
+  const sqlite = new BetterSqlite3(file, { fileMustExist: true, timeout: 0 });
   try {
     if (isCurrent(sqlite)) return false;
     if (upgrade.backup === undefined) upgrade.backup = backupBeforeMigrating(sqlite, file);
