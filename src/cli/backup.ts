@@ -163,7 +163,13 @@ export const restore: Command = async (argv, services, io) => {
 export const check: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, { quick: { type: 'boolean' } });
   const results = selected(services, positionals).map((subdomain) => {
-    const c = checkFile(services.registry.fileFor(subdomain), { quick: values.quick });
+    let c: ReturnType<typeof checkFile>;
+    try {
+      c = checkFile(services.registry.fileFor(subdomain), { quick: values.quick });
+    } catch (err) {
+      // A file too damaged to open or read at all ("database disk image is malformed").
+      return { subdomain, ok: false, integrity: [(err as Error).message], foreign_key_violations: 0, schema_version: null, pending_migrations: [], newer_than_this_version: false };
+    }
     return {
       subdomain,
       ok: isHealthy(c),
