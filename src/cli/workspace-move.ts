@@ -1,4 +1,5 @@
 import { MoveError, moveWorkspace } from '../ops/move.ts';
+import { NodeRequestError } from '../ops/node-client.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, type Command } from './context.ts';
 
@@ -13,7 +14,11 @@ export const move: Command = async (argv, services, io) => {
     });
     if (values.json) print(io, true, result, '');
   } catch (err) {
-    if (err instanceof MoveError) throw new UsageError(err.message);
+    // A refusal by a node, an unreachable node or HAProxy socket: the operator's to fix, said plainly.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (err instanceof MoveError || err instanceof NodeRequestError || code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'EACCES') {
+      throw new UsageError(`move of ${subdomain} failed: ${(err as Error).message}`);
+    }
     throw err;
   }
 };
