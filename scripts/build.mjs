@@ -17,7 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist');
+// `--outdir DIR` (inside the checkout, so the package root is still found above it): tests build there.
+const flag = process.argv.indexOf('--outdir');
+const out = flag > 0 ? join(root, process.argv[flag + 1] ?? 'dist') : join(root, 'dist');
 
 /** Loaded from node_modules at run time: native code, or code that reads files beside itself. */
 export const EXTERNAL = ['better-sqlite3', 'pdfkit', 'swagger-ui-express', 'swagger-ui-dist', 'dejavu-fonts-ttf', '@flydotio/litestream'];
@@ -49,4 +51,4 @@ const result = await build({
 // Which sources and packages each chunk holds: what a test reads to prove a command loads no server.
 writeFileSync(join(out, 'build-meta.json'), JSON.stringify(result.metafile));
 const files = Object.keys(result.metafile.outputs).filter((f) => f.endsWith('.js')).length;
-console.log(`built dist/main.js and ${files - 1} chunks in ${Math.round(performance.now() - started)} ms`);
+console.log(`built ${out}/main.js and ${files - 1} chunks in ${Math.round(performance.now() - started)} ms`);
