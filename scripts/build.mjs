@@ -22,7 +22,7 @@ const flag = process.argv.indexOf('--outdir');
 const out = flag > 0 ? join(root, process.argv[flag + 1] ?? 'dist') : join(root, 'dist');
 
 /** Loaded from node_modules at run time: native code, or code that reads files beside itself. */
-export const EXTERNAL = ['better-sqlite3', 'pdfkit', 'swagger-ui-express', 'swagger-ui-dist', 'dejavu-fonts-ttf', '@flydotio/litestream'];
+export const EXTERNAL = ['better-sqlite3', 'pdfkit', 'swagger-ui-express', 'swagger-ui-dist', 'dejavu-fonts-ttf'];
 
 // Only this build's own output: dist/web belongs to `npm run build:web`.
 for (const name of ['main.js', 'main.js.map', 'chunks', 'build-meta.json']) rmSync(join(out, name), { recursive: true, force: true });

@@ -10,7 +10,7 @@ import { prepareTarget, startWriter, storedNames, type Target, type Writer } fro
 import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
 
 const LITESTREAM = litestreamBinary();
-if (!LITESTREAM) console.log('litestream.test.ts skipped: no Litestream binary (npm install @flydotio/litestream, or litestream on PATH)');
+if (!LITESTREAM) console.log('litestream.test.ts skipped: no Litestream binary (the optional dependency @flydotio/litestream-linux-x64 is Linux x64 only; elsewhere put litestream on PATH)');
 
 const exec = promisify(execFile);
 const root = mkdtempSync(join(tmpdir(), 'hourbook-litestream-'));

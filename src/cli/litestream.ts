@@ -69,7 +69,7 @@ export const replicate: Command = async (argv, services, io) => {
   const { values } = parse(argv, { ...OPTIONS, config: { type: 'string' } });
   const options = replicaOptions(values, services);
   const binary = litestreamBinary();
-  if (!binary) throw new UsageError('Litestream is not installed: npm install @flydotio/litestream, or put litestream on PATH');
+  if (!binary) throw new UsageError('Litestream is not installed: install @flydotio/litestream-linux-x64 (Linux x64) or put litestream on PATH');
   const configFile = resolve(values.config ?? join(services.config.dataDir, 'litestream.yml'));
   const logger = services.logger;
 

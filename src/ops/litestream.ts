@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
 
 /**
- * Continuous replication with Litestream (https://litestream.io), 0.3 as the `@flydotio/litestream`
- * package ships it. Litestream 0.3 replicates the databases its configuration lists, one entry per
+ * Continuous replication with Litestream (https://litestream.io), 0.3 as fly.io's npm packages
+ * ship it (`@flydotio/litestream-linux-x64`, an optional dependency; elsewhere, litestream on PATH). Litestream 0.3 replicates the databases its configuration lists, one entry per
  * file (watching a directory came only in 0.5), so hourbook writes that list from its workspaces
  * and rewrites it when a workspace is added; `hourbook litestream replicate` then restarts only
  * Litestream, which picks up every other database where it stopped.
@@ -44,8 +44,8 @@ export function litestreamConfig(files: { subdomain: string; file: string }[], o
 }
 
 /**
- * The Litestream binary: the platform package `@flydotio/litestream` installs (its own `litestream`
- * bin is a wrapper that forwards no signals, so hourbook runs the binary itself), else one on PATH.
+ * The Litestream binary: from the platform package (`@flydotio/litestream-<platform>-<arch>`;
+ * only linux-x64 is published), else one on PATH.
  */
 export function litestreamBinary(): string | null {
   try {
