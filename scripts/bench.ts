@@ -3,11 +3,13 @@
  * which prints its own figures.
  */
 import { run as invoices } from './bench-invoices.ts';
+import { run as ship } from './bench-ship.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
 
 const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'time entries', run: () => timeEntries() },
   { name: 'invoice generation', run: () => invoices() },
+  { name: 'shipping: start-up, cold open, backup and move', run: () => ship() },
 ];
 
 for (const bench of benches) {

@@ -73,8 +73,8 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
     }),
   );
 
-  // Public, before the REST router (which would demand a key); the document is built once.
-  app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config)));
+  // Public, before the REST router (which would demand a key); the document is built once, when first asked for.
+  app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config)));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(publicInvoiceRouter(services));

@@ -1,55 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HAPROXY, startHaproxy, type Proxy } from './helpers/haproxy.ts';
 import { send } from './helpers/http.ts';
 import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
 import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
 
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
 if (!HAPROXY) console.log('move.test.ts skipped: HAProxy is not installed (Debian package haproxy; .ci/run installs it)');
 
 const root = mkdtempSync(join(tmpdir(), 'hourbook-move-'));
 const started: Spawned[] = [];
-let haproxy: ChildProcess | null = null;
+let haproxy: Proxy | null = null;
 afterAll(async () => {
   await Promise.all(started.map((s) => s.kill9()));
-  haproxy?.kill('SIGKILL');
+  haproxy?.stop();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** HAProxy routing by the first label of Host through a map file, as deploy/haproxy/haproxy.cfg does. */
-function haproxyConfig(dir: string, proxyPort: number, nodes: Record<string, number>): string {
-  return `global
-  stats socket ${join(dir, 'haproxy.sock')} mode 600 level admin
-  maxconn 512
-
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 30s
-  timeout server 30s
-
-frontend hourbook
-  bind 127.0.0.1:${proxyPort}
-  use_backend %[req.hdr(host),lower,field(1,:),field(1,.),map(${join(dir, 'hourbook.map')},node1)]
-
-${Object.entries(nodes)
-  .map(([name, port]) => `backend ${name}\n  server ${name} 127.0.0.1:${port}\n`)
-  .join('\n')}`;
-}
-
-const answers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 
 describe.skipIf(!HAPROXY)('hourbook workspace move, two nodes behind HAProxy', () => {
   it('moves a workspace under steady write load: no failed or lost acknowledged write, every workspace answers through the proxy', async () => {
@@ -68,14 +35,9 @@ describe.skipIf(!HAPROXY)('hourbook workspace move, two nodes behind HAProxy', (
       expect(res.code).toBe(0);
       keys[subdomain] = JSON.parse(res.stdout).api_key;
     }
-    writeFileSync(cluster.HAPROXY_MAP, '# subdomain node\ninitech node2\n');
-    const configFile = join(root, 'haproxy.cfg');
-    writeFileSync(configFile, haproxyConfig(root, proxyPort, { node1: p1, node2: p2 }));
     started.push(await spawnHourbook({ ...cluster, DATA_DIR: dirs.node1, PORT: String(p1) }, ['serve']));
     started.push(await spawnHourbook({ ...cluster, DATA_DIR: dirs.node2, PORT: String(p2) }, ['serve']));
-    haproxy = spawn(HAPROXY as string, ['-f', configFile, '-db'], { stdio: 'ignore' });
-    for (let i = 0; i < 200 && !(await answers(proxyPort)); i++) await new Promise((r) => setTimeout(r, 25));
-
+    haproxy = await startHaproxy(root, proxyPort, { node1: p1, node2: p2 }, 'initech node2\n');
     const proxy = `http://127.0.0.1:${proxyPort}`;
     const targets = Object.fromEntries(
       Object.entries(keys).map(([subdomain, key]) => [subdomain, { url: proxy, host: `${subdomain}.localhost`, key, ownerEmail: `owner@${subdomain}.test` } satisfies Target]),

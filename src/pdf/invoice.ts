@@ -1,9 +1,12 @@
-import PDFDocument from 'pdfkit';
+import { lazy } from '../lazy.ts';
 import { hoursBy, type DocumentLine, type InvoiceDocument } from '../domain/invoices/document.ts';
 import { lineHours } from '../domain/invoices/records.ts';
 import { formatMoney, minorToDecimalString } from '../domain/money.ts';
 import { hoursOf } from '../domain/time/hours.ts';
 import { pdfFonts, toWinAnsi, type PdfFonts } from './fonts.ts';
+
+/** pdfkit (with fontkit) is loaded at the first rendering, not when the server starts. */
+const pdfkit = lazy<typeof import('pdfkit')>('pdfkit');
 
 const MARGIN = 50;
 const FONT_SIZE = 9;
@@ -31,6 +34,7 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
   const { invoice } = doc;
   const money = (minor: number | null) => (minor === null ? '' : formatMoney(minor, invoice.currency));
 
+  const PDFDocument = pdfkit();
   const pdf = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
