@@ -44,56 +44,57 @@ export interface AdminOptions {
   url: () => string;
 }
 
-export function adminRouter({ services, readiness, url }: AdminOptions): Router {
-  const { registry, config, logger } = services;
-  const router = express.Router();
-  router.use(express.json({ limit: '16kb' }));
+/** The subdomain of the path, which must name a workspace file on this node unless `mayBeAbsent`. */
+function workspaceOf(services: AppServices, req: Request, mayBeAbsent = false): string {
+  const subdomain = String(req.params.subdomain);
+  if (!isValidSubdomain(subdomain)) throw new AppError('not_found', 'workspace_not_found', `"${subdomain}" is not a workspace name`);
+  if (!mayBeAbsent && !services.registry.exists(subdomain)) throw new AppError('not_found', 'workspace_not_found', `No workspace ${subdomain} on this node`);
+  return subdomain;
+}
 
-  /** The subdomain of the path, which must name a workspace file on this node unless `mayBeAbsent`. */
-  const workspaceOf = (req: Request, mayBeAbsent = false): string => {
-    const subdomain = String(req.params.subdomain);
-    if (!isValidSubdomain(subdomain)) throw new AppError('not_found', 'workspace_not_found', `"${subdomain}" is not a workspace name`);
-    if (!mayBeAbsent && !registry.exists(subdomain)) throw new AppError('not_found', 'workspace_not_found', `No workspace ${subdomain} on this node`);
-    return subdomain;
-  };
-  const reasonOf = (req: Request) => (typeof req.body?.reason === 'string' ? req.body.reason.slice(0, 200) : 'maintenance');
+const reasonOf = (req: Request) => (typeof req.body?.reason === 'string' ? req.body.reason.slice(0, 200) : 'maintenance');
+
+/** Pause, resume, hand over and retire: what this node serves of a workspace. */
+function holdRoutes(router: Router, services: AppServices): void {
+  const { registry, logger } = services;
   const stateOf = (subdomain: string) => ({ subdomain, hold: registry.gate.state(subdomain) });
 
-  router.get('/status', (_req, res) => {
-    res.json({ pid: process.pid, version: packageVersion(), url: url(), data_dir: config.dataDir, status: readiness.status, holds: registry.gate.all() });
-  });
-
   router.post('/workspaces/:subdomain/pause', async (req, res) => {
-    const subdomain = workspaceOf(req);
+    const subdomain = workspaceOf(services, req);
     await registry.gate.hold(subdomain, 'writes', reasonOf(req));
     logger.info({ workspace: subdomain, reason: reasonOf(req) }, 'writes paused');
     res.json(stateOf(subdomain));
   });
 
   router.post('/workspaces/:subdomain/resume', (req, res) => {
-    const subdomain = workspaceOf(req, true);
+    const subdomain = workspaceOf(services, req, true);
     registry.resume(subdomain);
     logger.info({ workspace: subdomain }, 'workspace resumed');
     res.json(stateOf(subdomain));
   });
 
   router.post('/workspaces/:subdomain/hand-over', async (req, res) => {
-    const subdomain = workspaceOf(req);
+    const subdomain = workspaceOf(services, req);
     await registry.handOver(subdomain, reasonOf(req));
     logger.info({ workspace: subdomain, reason: reasonOf(req) }, 'workspace handed over: every request answered 503');
     res.json(stateOf(subdomain));
   });
 
   router.post('/workspaces/:subdomain/retire', (req, res) => {
-    const subdomain = workspaceOf(req);
+    const subdomain = workspaceOf(services, req);
     const retiredTo = registry.retire(subdomain);
     logger.info({ workspace: subdomain, retired_to: retiredTo }, 'workspace retired from this node');
     res.json({ ...stateOf(subdomain), retired_to: retiredTo });
   });
+}
+
+/** Snapshot and pull: a workspace's file from one node to another. */
+function transferRoutes(router: Router, services: AppServices): void {
+  const { registry, config, logger } = services;
 
   // A consistent copy taken now, streamed with its length and SHA-256 so the receiver can prove it.
   router.get('/workspaces/:subdomain/snapshot', async (req, res) => {
-    const subdomain = workspaceOf(req);
+    const subdomain = workspaceOf(services, req);
     mkdirSync(transferDir(config.dataDir), { recursive: true });
     const copy = join(transferDir(config.dataDir), `${subdomain}-out-${randomUUID()}.sqlite`);
     try {
@@ -109,7 +110,7 @@ export function adminRouter({ services, readiness, url }: AdminOptions): Router 
 
   // The receiving side of a move: fetch the snapshot from a node of CLUSTER_NODES, prove it, install it.
   router.post('/workspaces/:subdomain/pull', async (req, res) => {
-    const subdomain = workspaceOf(req, true);
+    const subdomain = workspaceOf(services, req, true);
     const from = typeof req.body?.from === 'string' ? req.body.from : '';
     const source = config.clusterNodes.get(from);
     if (!source || !config.clusterSecret) throw new AppError('unprocessable', 'unknown_node', `"${from}" is not a node of CLUSTER_NODES on this node`);
@@ -130,12 +131,21 @@ export function adminRouter({ services, readiness, url }: AdminOptions): Router 
       rmSync(incoming, { force: true });
     }
   });
+}
 
+export function adminRouter({ services, readiness, url }: AdminOptions): Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '16kb' }));
+  router.get('/status', (_req, res) => {
+    res.json({ pid: process.pid, version: packageVersion(), url: url(), data_dir: services.config.dataDir, status: readiness.status, holds: services.registry.gate.all() });
+  });
+  holdRoutes(router, services);
+  transferRoutes(router, services);
   router.use((req: Request) => {
     throw new AppError('not_found', 'route_not_found', `No admin operation ${req.method} ${req.path}`);
   });
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    sendError(res, err, logger, '');
+    sendError(res, err, services.logger, '');
   });
   return router;
 }
