@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'db/', 'coverage/'] },
+  { ignores: ['node_modules/', 'db/', 'coverage/', 'dist/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -66,7 +66,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'eslint.config.js'],
+    files: ['bin/**/*.js', 'scripts/**/*.mjs', 'eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Plain Node.js scripts (the bin, the build): Node's globals.
+    files: ['bin/**/*.js', 'scripts/**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly', console: 'readonly', performance: 'readonly', process: 'readonly' } },
   },
 );

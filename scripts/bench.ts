@@ -9,6 +9,7 @@
 import { allRows, isMet, printRows } from './bench-report.ts';
 import { run as invoices } from './bench-invoices.ts';
 import { run as reads } from './bench-reads.ts';
+import { run as ship } from './bench-ship.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
 import { run as manyWorkspaces } from './bench-workspaces.ts';
 
@@ -17,6 +18,7 @@ const sections: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'invoices', run: () => invoices() },
   { name: 'reads', run: () => reads() },
   { name: 'many workspaces', run: () => manyWorkspaces() },
+  { name: 'shipping: start-up, cold open, backup and move', run: () => ship() },
 ];
 
 const wanted = process.argv.slice(2);

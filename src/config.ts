@@ -1,33 +1,20 @@
 import { resolve } from 'node:path';
-import { z } from 'zod';
 
-const configSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('./db/data'),
-  BASE_DOMAIN: z
-    .string()
-    .min(1)
-    .regex(/^[a-z0-9.-]+$/, 'must be a lower-case domain name such as localhost or hourbook.example.com')
-    .default('localhost'),
-  PUBLIC_URL: z.string().default('http://{subdomain}.localhost:3000'),
-  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
-  MAIL_FROM: z.string().min(3).default('hourbook <no-reply@localhost>'),
-  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
-  COMMIT_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(0),
-  TRUST_PROXY: z.string().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  CORS_ORIGINS: z.string().optional(),
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
-  /** Where the card processor's API is (tests point it at a local stand-in); unset: the processor's own. */
-  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
-});
+/*
+ * The environment is read by every command, so this module stays free of zod: zod's start-up
+ * (about a third of a short command's run) is paid only by commands that validate input with it.
+ * Each variable is one row: how to read it and what it means when unset.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
   baseDomain: string;
+  /** Links in mail and PDFs, `{subdomain}` replaced; from PUBLIC_URL, else BASE_DOMAIN and PORT. */
   publicUrl: string;
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -35,53 +22,125 @@ export interface Config {
   /** Extra milliseconds a shared commit stays open for more writers (0: the current event-loop turn). */
   commitDelayMs: number;
   trustProxy: boolean;
-  logLevel: z.infer<typeof configSchema>['LOG_LEVEL'];
+  logLevel: LogLevel;
   corsOrigins: string[];
   /** Requests a minute per API key (bursts up to the same number); 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** The card processor's API address as the `stripe` package takes it; null: its default. */
   stripeApi: { host: string; port: number; protocol: 'http' | 'https' } | null;
-}
-
-/** `http://127.0.0.1:4010` → the stripe package's host/port/protocol options. */
-function stripeApiOf(base: string | undefined): Config['stripeApi'] {
-  if (!base) return null;
-  const url = new URL(base);
-  const protocol = url.protocol === 'http:' ? 'http' : 'https';
-  return { host: url.hostname, port: Number(url.port || (protocol === 'http' ? 80 : 443)), protocol };
+  /** The shared secret of the nodes of one installation; unset: no cluster endpoint is served. */
+  clusterSecret: string | undefined;
+  /** Every node by name (`node1=http://10.0.0.1:3000,...`): whom a move may copy from or to. */
+  clusterNodes: Map<string, string>;
+  /** HAProxy's admin socket and the map file it routes by (used by `workspace move`). */
+  haproxySocket: string | undefined;
+  haproxyMap: string | undefined;
+  /** Where Litestream replicates each workspace, e.g. `s3://bucket/hourbook` or `file:///var/backups/replica`. */
+  litestreamReplica: string | undefined;
 }
 
 export class ConfigError extends Error {}
 
-/** Reads and validates the environment once, at start; a bad value stops start with a clear message. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // Empty variables count as unset, as they do in most deployment tools.
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = configSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+type Env = Record<string, string | undefined>;
+type Problems = string[];
+
+const integer = (name: string, value: string, min: number, max: number, problems: Problems): number => {
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name}: must be a whole number from ${min} to ${max}`);
+  return n;
+};
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[], problems: Problems): T {
+  if (!(allowed as readonly string[]).includes(value)) problems.push(`${name}: must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function smtpUrl(value: string | undefined, problems: Problems): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    if (/^smtps?:$/.test(new URL(value).protocol)) return value;
+  } catch {
+    // reported below
   }
-  const c = parsed.data;
-  return {
-    port: c.PORT,
-    host: c.HOST,
-    dataDir: resolve(c.DATA_DIR),
-    baseDomain: c.BASE_DOMAIN,
-    publicUrl: c.PUBLIC_URL.replace(/\/+$/, ''),
-    smtpUrl: c.SMTP_URL,
-    mailFrom: c.MAIL_FROM,
-    sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
-    commitDelayMs: c.COMMIT_DELAY_MS,
-    trustProxy: c.TRUST_PROXY !== undefined && !['0', 'false', 'no'].includes(c.TRUST_PROXY.toLowerCase()),
-    logLevel: c.LOG_LEVEL,
-    corsOrigins: (c.CORS_ORIGINS ?? '')
+  problems.push('SMTP_URL: must be an smtp:// or smtps:// URL');
+  return undefined;
+}
+
+/** `http://127.0.0.1:4010` → the stripe package's host/port/protocol options (tests point it at a local stand-in). */
+function stripeApiOf(base: string | undefined, problems: Problems): Config['stripeApi'] {
+  if (base === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    url = new URL('invalid:');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    problems.push('STRIPE_API_BASE: must be an http:// or https:// URL');
+    return null;
+  }
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { host: url.hostname, port: Number(url.port || (protocol === 'http' ? 80 : 443)), protocol };
+}
+
+/** `name=url,name=url`: the nodes of a cluster. */
+function clusterNodes(value: string | undefined, problems: Problems): Map<string, string> {
+  const nodes = new Map<string, string>();
+  for (const part of (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9][a-z0-9_-]*)=(https?:\/\/\S+)$/i.exec(part);
+    if (!m?.[1] || !m[2]) {
+      problems.push(`CLUSTER_NODES: "${part}" is not name=http://host:port`);
+      continue;
+    }
+    nodes.set(m[1], m[2].replace(/\/+$/, ''));
+  }
+  return nodes;
+}
+
+/**
+ * Without PUBLIC_URL, links point at the address the server answers on: `http://{subdomain}.` +
+ * BASE_DOMAIN + `:PORT` (no port for 80), so changing either never leaves mail with dead links.
+ */
+export const derivedPublicUrl = (baseDomain: string, port: number) => `http://{subdomain}.${baseDomain}${port === 80 ? '' : `:${port}`}`;
+
+/** Reads and validates the environment once, at start; a bad value stops start with a clear message. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  // Empty variables count as unset, as they do in most deployment tools.
+  const env: Env = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const problems: Problems = [];
+  const port = integer('PORT', env.PORT ?? '3000', 0, 65535, problems);
+  const baseDomain = env.BASE_DOMAIN ?? 'localhost';
+  if (!/^[a-z0-9.-]+$/.test(baseDomain)) problems.push('BASE_DOMAIN: must be a lower-case domain name such as localhost or hourbook.example.com');
+  const mailFrom = env.MAIL_FROM ?? 'hourbook <no-reply@localhost>';
+  if (mailFrom.length < 3) problems.push('MAIL_FROM: must be an address such as hourbook <no-reply@example.com>');
+  const clusterSecret = env.CLUSTER_SECRET;
+  if (clusterSecret !== undefined && clusterSecret.length < 32) problems.push('CLUSTER_SECRET: must be at least 32 characters (e.g. openssl rand -hex 32)');
+  const config: Config = {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    dataDir: resolve(env.DATA_DIR ?? './db/data'),
+    baseDomain,
+    publicUrl: (env.PUBLIC_URL ?? derivedPublicUrl(baseDomain, port)).replace(/\/+$/, ''),
+    smtpUrl: smtpUrl(env.SMTP_URL, problems),
+    mailFrom,
+    sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS ?? 'FULL', ['FULL', 'NORMAL'], problems),
+    commitDelayMs: integer('COMMIT_DELAY_MS', env.COMMIT_DELAY_MS ?? '0', 0, 1000, problems),
+    trustProxy: env.TRUST_PROXY !== undefined && !['0', 'false', 'no'].includes(env.TRUST_PROXY.toLowerCase()),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL ?? 'info', LOG_LEVELS, problems),
+    corsOrigins: (env.CORS_ORIGINS ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-    rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
-    stripeApi: stripeApiOf(c.STRIPE_API_BASE),
+    rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE ?? '3000', 0, Number.MAX_SAFE_INTEGER, problems),
+    stripeApi: stripeApiOf(env.STRIPE_API_BASE, problems),
+    clusterSecret,
+    clusterNodes: clusterNodes(env.CLUSTER_NODES, problems),
+    haproxySocket: env.HAPROXY_SOCKET,
+    haproxyMap: env.HAPROXY_MAP,
+    litestreamReplica: env.LITESTREAM_REPLICA_URL,
   };
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return config;
 }
 
 /** The public base URL of one workspace, for links in e-mails and PDFs. */

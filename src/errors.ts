@@ -18,6 +18,7 @@ export const errorKinds = {
   unprocessable: { status: 422, trpc: 'UNPROCESSABLE_CONTENT' },
   rate_limited: { status: 429, trpc: 'TOO_MANY_REQUESTS' },
   internal: { status: 500, trpc: 'INTERNAL_SERVER_ERROR' },
+  unavailable: { status: 503, trpc: 'SERVICE_UNAVAILABLE' },
 } as const satisfies Record<string, { status: number; trpc: TRPC_ERROR_CODE_KEY }>;
 
 type ErrorKind = keyof typeof errorKinds;
@@ -75,6 +76,10 @@ export const invalidField = (path: string, message: string) =>
 
 const UNAUTHORIZED_MESSAGE = 'Could not authenticate, invalid API Key';
 export const unauthorized = () => new AppError('unauthorized', 'unauthorized', UNAUTHORIZED_MESSAGE);
+
+/** Seconds to wait before retrying, for the errors that say (429, 503): sent as `Retry-After` by both doors. */
+export const retryAfterOf = (error: AppError): number | undefined =>
+  typeof error.extra?.retry_after === 'number' ? error.extra.retry_after : undefined;
 
 export const workspaceNotFound = () =>
   new AppError('not_found', 'workspace_not_found', 'No workspace is served at this host');

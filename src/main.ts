@@ -1,13 +1,14 @@
 import { UsageError } from './cli/args.ts';
 import { run } from './cli/index.ts';
-import { ConfigError } from './config.ts';
 
 /** The `hourbook` command line: errors on stderr with exit status 1, results on stdout. */
 run(process.argv.slice(2), { out: (line) => process.stdout.write(`${line}\n`) })
   .then((status) => {
     if (status !== 0) process.exitCode = status;
   })
-  .catch((err: unknown) => {
+  .catch(async (err: unknown) => {
+    // config.ts (and zod with it) is loaded only by commands that need it, so `--version` stays light.
+    const { ConfigError } = await import('./config.ts');
     if (err instanceof UsageError || err instanceof ConfigError) {
       process.stderr.write(`hourbook: ${err.message}\n`);
     } else {

@@ -10,6 +10,7 @@ import { startJobs } from './jobs/runner.ts';
 import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
 import { stripeWebhookRouter } from './public/card-payment.ts';
 import { answerUnknownInvoicePath, publicInvoiceRouter, workspaceOfRequest } from './public/invoice-page.ts';
+import { mountOps, type Ops } from './ops/mount.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
@@ -18,7 +19,7 @@ import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import type { AppServices } from './services.ts';
 import { contextFor, hostOf } from './trpc/context.ts';
-import { toAppError } from './trpc/errors.ts';
+import { retryAfterMeta, toAppError } from './trpc/errors.ts';
 import { appRouter } from './trpc/router.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
 
@@ -48,7 +49,7 @@ function requestLog(services: AppServices) {
   };
 }
 
-export function createApp(services: AppServices): express.Express {
+export function createApp(services: AppServices, mount?: (app: express.Express) => void): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -58,6 +59,8 @@ export function createApp(services: AppServices): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // /readyz and the cluster endpoints (src/ops/), before anything that would answer for a workspace.
+  mount?.(app);
   // The card processor's webhook reads its raw body to check the signature: before any parser.
   app.use(stripeWebhookRouter(services, (req) => workspaceOfRequest(services, req)));
 
@@ -69,6 +72,7 @@ export function createApp(services: AppServices): express.Express {
       router: appRouter,
       // Room for a 1 MB logo as base64 (workspace.updateIdentity); REST keeps 1 MiB.
       maxBodySize: Math.max(MAX_BODY_BYTES, LOGO_BODY_BYTES),
+      responseMeta: retryAfterMeta,
       createContext: ({ req, res }) => contextFor(services, req, String(res.getHeader('x-request-id') ?? ''), subdomainOf),
       onError: ({ error, ctx }) => {
         if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
@@ -76,8 +80,8 @@ export function createApp(services: AppServices): express.Express {
     }),
   );
 
-  // Public, before the REST router (which would demand a key); the document is built once.
-  app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config)));
+  // Public, before the REST router (which would demand a key); the document is built once, when first asked for.
+  app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config)));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(publicInvoiceRouter(services));
@@ -106,25 +110,45 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function startServer(
   services: AppServices,
-  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number } = {},
+  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number; controlSocket?: boolean } = {},
 ): Promise<RunningServer> {
-  const app = createApp(services);
-  const running = opts.jobs === false ? null : startJobs(jobs, services, services.logger);
-  if (running) services.wake = (effect, subdomain) => (effect === 'changed' ? running.changed(subdomain) : running.kick(effect, subdomain));
+  let url = '';
+  let ops: Ops | undefined;
+  const app = createApp(services, (a) => {
+    ops = mountOps(a, services, () => url, { controlSocket: opts.controlSocket ?? true });
+  });
+  if (!ops) throw new Error('ops not mounted');
+  const mounted: Ops = ops;
+  await mounted.claim();
   const port = opts.port ?? services.config.port;
   const host = opts.host ?? services.config.host;
-  const server = await new Promise<Server>((resolveListen, reject) => {
-    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
-  });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolveListen, reject) => {
+      const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
+    });
+  } catch (err) {
+    await mounted.stop();
+    throw err;
+  }
   answerMalformedRequests(server, services.logger);
   const address = server.address();
-  const url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
+  url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
+  // Jobs start once every file is on the current schema; requests are served meanwhile.
+  let running: ReturnType<typeof startJobs> | null = null;
   let closing: Promise<void> | null = null;
+  const started = mounted.start().then(() => {
+    if (closing || opts.jobs === false) return;
+    running = startJobs(jobs, services, services.logger);
+    const r = running;
+    services.wake = (effect, subdomain) => (effect === 'changed' ? r.changed(subdomain) : r.kick(effect, subdomain));
+  });
   return {
     server,
     url,
     close: () =>
       (closing ??= (async () => {
+        await mounted.stop();
         await new Promise<void>((done) => {
           server.close(() => done());
           server.closeIdleConnections();
@@ -132,7 +156,8 @@ export async function startServer(
           // (keep-alive, a stalled upload) is cut off so shutdown always ends.
           setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).unref();
         });
-        await running?.stop();
+        await started.catch(() => {});
+        await (running as ReturnType<typeof startJobs> | null)?.stop();
         services.registry.closeAll();
       })()),
   };

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,12 +25,13 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 describe('hourbook command line', () => {
   let ownerId = '';
 
-  it('workspace create --json prints exactly subdomain, api_key and owner', async () => {
+  it('workspace create --json prints exactly subdomain, api_key, api_key_id and owner', async () => {
     const res = await hourbook('workspace', 'create', 'acme', '--owner-email', 'Boss@ACME.test', '--owner-first-name', 'Bo', '--time-zone', 'Europe/Berlin', '--json');
     expect(res.code).toBe(0);
     expect(res.stderr).toBe('');
     const out = JSON.parse(res.stdout);
-    expect(Object.keys(out).sort()).toEqual(['api_key', 'owner', 'subdomain']);
+    expect(Object.keys(out).sort()).toEqual(['api_key', 'api_key_id', 'owner', 'subdomain']);
+    expect(out.api_key_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(out.subdomain).toBe('acme');
     expect(out.api_key).toMatch(/^hb_[A-Za-z0-9_-]{43}$/);
     expect(out.owner).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'Boss@acme.test' });
@@ -94,7 +95,63 @@ describe('hourbook command line', () => {
   it('workspace list --json', async () => {
     const res = await hourbook('workspace', 'list', '--json');
     const out = JSON.parse(res.stdout);
-    expect(out.workspaces).toEqual([expect.objectContaining({ subdomain: 'acme', time_zone: 'Europe/Berlin', team_members: 3 })]);
+    expect(out.workspaces).toEqual([expect.objectContaining({ subdomain: 'acme', name: 'acme', time_zone: 'Europe/Berlin', team_members: 3 })]);
     expect(ownerId).not.toBe('');
+  });
+
+  it('workspace create --name sets the name invoices show, and prints the key id beside the key', async () => {
+    const res = await hourbook('workspace', 'create', 'named', '--owner-email', 'o@named.test', '--name', 'Named & Sons GmbH');
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^created workspace named \(Named & Sons GmbH\)$/m);
+    expect(res.stdout).toMatch(/^api key [0-9a-f-]{36} \(shown once\): hb_[A-Za-z0-9_-]{43}$/m);
+    const listed = JSON.parse((await hourbook('workspace', 'list', '--json')).stdout);
+    expect(listed.workspaces.find((w: { subdomain: string }) => w.subdomain === 'named').name).toBe('Named & Sons GmbH');
+    expect((await hourbook('workspace', 'create', 'other', '--owner-email', 'o@x.test', '--name', '  ')).stderr).toMatch(/--name/);
+  });
+
+  it('key list shows label, prefix, dates and status of every key, never the key', async () => {
+    const created = JSON.parse((await hourbook('key', 'create', 'acme', '--label', 'zapier', '--expires', '2099-01-01', '--json')).stdout);
+    const res = await hourbook('key', 'list', 'acme', '--json');
+    expect(res.code).toBe(0);
+    const { keys } = JSON.parse(res.stdout);
+    expect(keys.map((k: { label: string; status: string }) => [k.label, k.status])).toEqual([
+      ['owner', 'active'],
+      ['ci', 'revoked'],
+      ['zapier', 'active'],
+    ]);
+    const zapier = keys.find((k: { id: string }) => k.id === created.id);
+    expect(zapier).toEqual({
+      id: created.id,
+      label: 'zapier',
+      prefix: created.api_key.slice(0, 10),
+      status: 'active',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      last_used_at: null,
+      expires_at: '2099-01-01T00:00:00.000Z',
+      revoked_at: null,
+    });
+    expect(res.stdout).not.toContain(created.api_key);
+    const human = await hourbook('key', 'list', 'acme');
+    expect(human.stdout.split('\n')[0]).toMatch(/^id\s+prefix\s+label\s+status\s+created\s+last used\s+expires$/);
+    expect(human.stdout).toMatch(new RegExp(`${created.id}\\s+${created.api_key.slice(0, 10)}…\\s+zapier\\s+active\\s+.*2099-01-01`));
+    expect(human.stdout).not.toContain(created.api_key);
+  });
+
+  it('--version prints the package version; a group alone prints its commands (exit 1), with --help (exit 0)', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(await hourbook('--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const group = await hourbook('key');
+    expect(group.code).toBe(1);
+    expect(group.stdout).toBe(
+      'hourbook key — commands:\n\n  hourbook key create <subdomain> [--label L] [--expires YYYY-MM-DD] [--json]\n' +
+        '  hourbook key list <subdomain> [--json]\n  hourbook key revoke <subdomain> <key-id>\n',
+    );
+    expect((await hourbook('workspace', '--help')).stdout).toMatch(/hourbook workspace move <subdomain> --to NODE/);
+    expect((await hourbook('workspace', '--help')).code).toBe(0);
+    const unknown = await hourbook('key', 'rotate');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/unknown command "key rotate"[\s\S]*hourbook key list/);
+    const usage = await hourbook('--help');
+    expect(usage.stdout).toMatch(/hourbook backup \[<subdomain>...\] --to DIR/);
   });
 });

@@ -15,6 +15,12 @@ export type Command = (argv: string[], services: AppServices, io: Io) => Promise
 /** `--json` prints the data as one JSON object; otherwise the human line. */
 export const print = (io: Io, json: boolean | undefined, data: unknown, human: string) => io.out(json ? JSON.stringify(data) : human);
 
+/** Columns padded to their widest cell, for a person reading a terminal. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
+}
+
 /** The open handle of the workspace a command names, or a usage error naming the data directory. */
 export function openWorkspace(services: AppServices, subdomain: string | undefined): WorkspaceHandle {
   const name = required('<subdomain>', subdomain);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../package.ts';
 import { UsageError } from './args.ts';
 import type { Command, Io } from './context.ts';
 
@@ -21,10 +21,11 @@ export const COMMANDS: CommandRow[] = [
   { words: 'demo', args: '', serves: true, load: async () => (await import('./serve.ts')).demo },
   {
     words: 'workspace create',
-    args: '<subdomain> --owner-email E [--owner-first-name F] [--owner-last-name L] [--time-zone TZ] [--json]',
+    args: '<subdomain> --owner-email E [--name N] [--owner-first-name F] [--owner-last-name L] [--time-zone TZ] [--json]',
     load: async () => (await import('./workspace.ts')).create,
   },
-  { words: 'workspace list', args: '[--json]', load: async () => (await import('./workspace.ts')).list },
+  { words: 'workspace list', args: '[--json]', load: async () => (await import('./workspace-list.ts')).list },
+  { words: 'workspace move', args: '<subdomain> --to NODE [--from NODE] [--json]', load: async () => (await import('./workspace-move.ts')).move },
   {
     words: 'workspace identity',
     args: '<subdomain> [--legal-name N] [--address A] [--tax-id T] [--logo FILE | --no-logo] [--sender-name N] [--reply-to E] [--payment-instructions P] [--footer F] [--locale L] [--json]',
@@ -36,6 +37,7 @@ export const COMMANDS: CommandRow[] = [
     load: async () => (await import('./identity.ts')).payments,
   },
   { words: 'key create', args: '<subdomain> [--label L] [--expires YYYY-MM-DD] [--json]', load: async () => (await import('./key.ts')).create },
+  { words: 'key list', args: '<subdomain> [--json]', load: async () => (await import('./key-list.ts')).list },
   { words: 'key revoke', args: '<subdomain> <key-id>', load: async () => (await import('./key.ts')).revoke },
   {
     words: 'member add',
@@ -45,6 +47,21 @@ export const COMMANDS: CommandRow[] = [
   { words: 'member import', args: '<subdomain> <members.csv> [--json]    (columns: email, first_name, last_name, role, time_zone)', load: async () => (await import('./member.ts')).importCsv },
   { words: 'client create', args: '<subdomain> --name N [--currency USD] [--due-in-days 30] [--json]', load: async () => (await import('./client.ts')).create },
   { words: 'role add', args: '<subdomain> <RoleName>', load: async () => (await import('./role.ts')).add },
+  { words: 'backup', args: '[<subdomain>...] --to DIR [--keep N] [--json]', load: async () => (await import('./backup.ts')).backup },
+  { words: 'restore', args: '<backup-dir> [<subdomain>...] [--force] [--json]', load: async () => (await import('./backup.ts')).restore },
+  { words: 'check', args: '[<subdomain>...] [--quick] [--json]', load: async () => (await import('./backup.ts')).check },
+  { words: 'migrate', args: '[<subdomain>...] [--check] [--json]', load: async () => (await import('./migrate.ts')).migrate },
+  {
+    words: 'litestream config',
+    args: '[--replica URL] [--sync-interval 1s] [--endpoint URL] [--region R] [--force-path-style] [--out FILE]',
+    load: async () => (await import('./litestream.ts')).config,
+  },
+  {
+    words: 'litestream replicate',
+    args: '[--replica URL] [--sync-interval 1s] [--endpoint URL] [--region R] [--force-path-style] [--config FILE]',
+    serves: true,
+    load: async () => (await import('./litestream.ts')).replicate,
+  },
 ];
 
 const usageOf = (rows: CommandRow[]) => rows.map((r) => `  hourbook ${r.words}${r.args ? ` ${r.args}` : ''}`).join('\n');
@@ -56,10 +73,6 @@ ${usageOf(COMMANDS)}
 
 Configuration comes from the environment (see README): PORT, HOST, DATA_DIR, BASE_DOMAIN, ...`;
 
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 /** The row a command line selects: one word (`serve`) or two (`workspace create`). */
 function find(argv: string[]): { row: CommandRow; rest: string[] } | null {
@@ -78,7 +91,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     return first ? 0 : 1;
   }
   if (first === '--version' || first === '-v') {
-    io.out(version());
+    io.out(packageVersion());
     return 0;
   }
   const found = find(argv);

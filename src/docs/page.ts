@@ -1,8 +1,11 @@
 import express, { type Router } from 'express';
-import swaggerUi from 'swagger-ui-express';
+import { lazy } from '../lazy.ts';
 import { OPENAPI_PATH } from '../openapi/http.ts';
 
 export const DOCS_PATH = '/docs';
+
+/** Swagger UI is loaded at the first visit of the page, not when the server starts. */
+const swaggerUiExpress = lazy<typeof import('swagger-ui-express')>('swagger-ui-express');
 
 /**
  * The API reference page: Swagger UI from the installed swagger-ui-dist (no CDN), reading the
@@ -24,7 +27,16 @@ export function docsRouter(): Router {
   router.get(['/index.html', '/swagger-initializer.js'], (_req, res) => {
     res.redirect(301, `${DOCS_PATH}/`);
   });
-  router.use(swaggerUi.serveFiles(undefined, options));
-  router.get('/', swaggerUi.setup(undefined, options));
+  let page: Router | undefined;
+  const pageRouter = () => {
+    if (!page) {
+      const swaggerUi = swaggerUiExpress();
+      page = express.Router({ strict: true });
+      page.use(swaggerUi.serveFiles(undefined, options));
+      page.get('/', swaggerUi.setup(undefined, options));
+    }
+    return page;
+  };
+  router.use((req, res, next) => pageRouter()(req, res, next));
   return router;
 }

@@ -22,18 +22,26 @@ export async function runJobOnce(job: Job, services: AppServices, only?: Iterabl
 
 /** How a pass for one workspace ended: when it is next due, or null when the workspace is gone. */
 async function runFor(job: Job, services: AppServices, subdomain: string): Promise<number | null> {
-  const handle = services.registry.get(subdomain);
-  if (!handle) return null;
+  // A paused workspace (its file is being copied to another node) is left alone and looked at again
+  // shortly; a job's writes must not land in a file that is being copied.
+  const leave = services.registry.gate.tryEnterWrite(subdomain);
+  if (!leave) return services.clock().getTime() + RETRY_WHILE_PAUSED_MS;
   try {
+    const handle = services.registry.get(subdomain);
+    if (!handle) return null;
     return await services.registry.using(handle, () => job.run(handle, services));
   } catch (err) {
     services.logger.error({ err, job: job.name, workspace: subdomain }, 'job failed');
     return services.clock().getTime() + RETRY_AFTER_FAILURE_MS;
+  } finally {
+    leave();
   }
 }
 
 /** A pass that threw is tried again after this long. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
+/** A paused workspace is looked at again after this long. */
+const RETRY_WHILE_PAUSED_MS = 5_000;
 /**
  * Each workspace is visited at least this often even when it said it has nothing due, in case a
  * change came from outside this process (the command line, a restored file).

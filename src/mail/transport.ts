@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import { lazy } from '../lazy.ts';
 import type Mail from 'nodemailer/lib/mailer';
 import type { Config } from '../config.ts';
 
@@ -9,6 +9,9 @@ export interface MailTransport {
   send(message: Mail.Options & { messageId: string }, fileId: string): Promise<void>;
   close(): void;
 }
+
+/** nodemailer is loaded when the first message is sent, not when the server starts. */
+const mailer = lazy<typeof import('nodemailer')>('nodemailer');
 
 export const mailDirFor = (config: Config, subdomain: string) => join(config.dataDir, 'mail', subdomain);
 
@@ -19,6 +22,7 @@ export const mailDirFor = (config: Config, subdomain: string) => join(config.dat
  * never sees half a file and a retried delivery overwrites rather than duplicates.
  */
 export function createMailTransport(config: Config, subdomain: string): MailTransport {
+  const nodemailer = mailer();
   if (config.smtpUrl) {
     const smtp = nodemailer.createTransport({
       url: config.smtpUrl,

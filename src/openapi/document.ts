@@ -142,7 +142,7 @@ function errorComponents(usedErrors: Set<DocumentedErrorStatus>, converter: Sche
     schemas[`${name}Error`] = converter.convert(errorSchemaFor(status), 'output');
     responses[name] = {
       description,
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } } } : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` } } },
     };
   }

@@ -71,6 +71,12 @@ export const errorStatuses = {
     description: 'Something failed on the server; nothing was applied (`internal_error`).',
     code: z.enum(['internal_error']),
   },
+  503: {
+    name: 'Unavailable',
+    description:
+      'The workspace is being moved or restored: writes are paused (`workspace_paused`; reads go on) or the workspace is briefly served by no node here (`workspace_moved`). Nothing was applied; retry after the `Retry-After` seconds, also given as `retry_after`.',
+    code: z.enum(['workspace_paused', 'workspace_moved']),
+  },
 } as const satisfies Record<number, ErrorStatus>;
 
 export type DocumentedErrorStatus = keyof typeof errorStatuses;
@@ -81,12 +87,13 @@ export const hasRequestBody = (route: Pick<RestRoute, 'method'>) => route.method
 
 /**
  * Which error statuses one operation documents. Every operation can meet an unknown workspace or a
- * bad key (404, 401), a rule (422), the per-key rate limit (429) and a server failure (500); bodies add 400/413/415; an acting
+ * bad key (404, 401), a rule (422), the per-key rate limit (429), a server failure (500) and a move of the
+ * workspace (503); bodies add 400/413/415; an acting
  * user (`email`) adds 403; every write may conflict with existing data (409); the spec's Accept
  * rule adds 406.
  */
 export function errorStatusesOf(route: RestRoute, opts: { actingUser: boolean }): DocumentedErrorStatus[] {
-  const statuses: DocumentedErrorStatus[] = [401, 404, 422, 429, 500];
+  const statuses: DocumentedErrorStatus[] = [401, 404, 422, 429, 500, 503];
   if (hasRequestBody(route)) statuses.push(400, 413, 415);
   if (opts.actingUser) statuses.push(403);
   if (route.method !== 'GET') statuses.push(409);

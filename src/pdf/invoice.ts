@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import { lazy } from '../lazy.ts';
 import type { InvoiceDocument } from '../domain/invoices/document.ts';
 import { formatsFor } from '../domain/invoices/format.ts';
 import { MARGIN, PageCursor } from './cursor.ts';
@@ -11,6 +11,9 @@ import { drawSeller } from './sections/seller.ts';
 import { drawStamp } from './sections/stamp.ts';
 import { drawTotals, totalsHeight } from './sections/totals.ts';
 
+/** pdfkit (with fontkit) is loaded at the first rendering, not when the server starts. */
+const pdfkit = lazy<typeof import('pdfkit')>('pdfkit');
+
 /**
  * Renders an invoice (or credit note) as PDF bytes, section by section over one page cursor: the
  * seller (logo, name, address, VAT id), the title and its stamp, the buyer and the document's
@@ -21,6 +24,7 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
   const clean = fonts.unicode ? (s: string) => s : toWinAnsi;
   const { invoice } = doc;
   const title = `${invoice.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${invoice.number}`;
+  const PDFDocument = pdfkit();
   const pdf = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
@@ -49,7 +53,7 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
 }
 
 /** The document's bytes once pdfkit has written them all. */
-function collect(pdf: InstanceType<typeof PDFDocument>): Promise<Buffer> {
+function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
   const chunks: Buffer[] = [];
   return new Promise<Buffer>((resolve, reject) => {
     pdf.on('data', (c: Buffer) => chunks.push(c));

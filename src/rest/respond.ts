@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.ts';
+import { AppError, retryAfterOf } from '../errors.ts';
 import { toAppError } from '../trpc/errors.ts';
 import { bodyParserError } from './body.ts';
 
@@ -13,9 +13,8 @@ export function sendError(res: Response, err: unknown, logger: Logger, requestId
     res.end();
     return;
   }
-  if (error.kind === 'rate_limited' && typeof error.extra?.retry_after === 'number') {
-    res.setHeader('Retry-After', String(error.extra.retry_after));
-  }
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   if (error.kind === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {
     res.setHeader('Allow', (error.extra.allow as string[]).join(', '));
   }

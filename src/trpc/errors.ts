@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import { AppError, validationError, type SchemaIssue } from '../errors.ts';
+import { AppError, retryAfterOf, validationError, type SchemaIssue } from '../errors.ts';
 
 const hasIssues = (value: unknown): value is { issues: readonly SchemaIssue[] } =>
   typeof value === 'object' && value !== null && Array.isArray((value as { issues?: unknown }).issues);
@@ -30,4 +30,10 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
     }
   }
   return { error: new AppError('internal', 'internal_error', 'Something went wrong on our side; the request was not applied'), internal: true };
+}
+
+/** tRPC's `responseMeta`: a `Retry-After` header when an error says how long to wait (429, 503), as REST sends it. */
+export function retryAfterMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Record<string, string> } {
+  const seconds = errors.map((e) => retryAfterOf(toAppError(e).error)).find((s) => s !== undefined);
+  return seconds === undefined ? {} : { headers: { 'Retry-After': String(seconds) } };
 }

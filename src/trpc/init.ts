@@ -60,21 +60,29 @@ export function authenticate(ctx: Context): WorkspaceHandle {
 }
 
 /**
- * Every workspace procedure: the workspace and key are checked, one scope is opened for the call,
- * its writes share a commit with those of requests arriving at the same moment, and once that
- * commit is durable the work it asked for (waking the outbox) is started.
+ * Every workspace procedure: the workspace and key are checked, a mutation passes the workspace's
+ * pause gate, one scope is opened for the call, its writes share a commit with those of requests
+ * arriving at the same moment, and once that commit is durable the work it asked for (waking the
+ * outbox) is started.
  */
-export const workspaceProcedure = publicProcedure.use(async ({ ctx, next }) => {
+export const workspaceProcedure = publicProcedure.use(async ({ ctx, type, next }) => {
   const handle = authenticate(ctx);
-  return ctx.services.registry.using(handle, async () => {
-    const open = openWorkspaceScope(ctx.services, handle, { shareCommit: true });
-    const result = await next({ ctx: { scope: open.scope as Scope } });
-    if (!result.ok) return result;
-    // Never answer before the write is durable; a failed shared commit fails the call (500).
-    await open.durable();
-    open.settle();
-    return result;
-  });
+  // While the workspace's file is being copied (a move to another node, a restore) writes are
+  // refused with 503 and Retry-After before they begin, so none is lost; reads go on.
+  const leave = type === 'mutation' ? ctx.services.registry.gate.enterWrite(handle.subdomain) : null;
+  try {
+    return await ctx.services.registry.using(handle, async () => {
+      const open = openWorkspaceScope(ctx.services, handle, { shareCommit: true });
+      const result = await next({ ctx: { scope: open.scope as Scope } });
+      if (!result.ok) return result;
+      // Never answer before the write is durable; a failed shared commit fails the call (500).
+      await open.durable();
+      open.settle();
+      return result;
+    });
+  } finally {
+    leave?.();
+  }
 });
 
 /**

@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { schema, type Database } from '../db/index.ts';
 import { CommitGroup } from './commit-group.ts';
-import { applyMigrations } from './migrate.ts';
+import { migrateIfBehind } from './migrate.ts';
 
 export interface OpenOptions {
   synchronous: 'FULL' | 'NORMAL';
@@ -32,8 +32,9 @@ export class WorkspaceHandle {
       this.sqlite.pragma('foreign_keys = ON');
       this.sqlite.pragma('busy_timeout = 5000');
       this.sqlite.pragma(`synchronous = ${opts.synchronous}`);
+      // Behind the current schema only after an upgrade: normally this is two small reads.
+      migrateIfBehind(this.sqlite, file);
       this.db = drizzle(this.sqlite, { schema });
-      applyMigrations(this.db);
     } catch (err) {
       this.sqlite.close();
       throw err;
@@ -57,8 +58,11 @@ export class WorkspaceHandle {
     this.cache.clear();
     if (this.sqlite.open) {
       this.commits.flush();
-      // Fold the WAL back into the main file so a closed workspace is one self-contained file.
+      // Fold the WAL back into the main file so a closed workspace is one self-contained file. A
+      // reader in another process (a backup, Litestream's lock) may hold the WAL: then the
+      // checkpoint gives up at once instead of waiting out busy_timeout, and the WAL stays.
       try {
+        this.sqlite.pragma('busy_timeout = 0');
         this.sqlite.pragma('wal_checkpoint(TRUNCATE)');
       } finally {
         this.sqlite.close();

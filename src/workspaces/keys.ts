@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database, Db } from '../db/index.ts';
 import { apiKeys } from '../db/schema/index.ts';
 
@@ -39,6 +39,37 @@ export function revokeApiKey(db: Db, keyId: string, now: Date): boolean {
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
     .run();
   return result.changes > 0;
+}
+
+export interface KeySummary {
+  id: string;
+  label: string;
+  /** The first 10 characters of the key (`hb_` and 7 more): enough to tell keys apart, never the key. */
+  prefix: string;
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/** Every key of the workspace, oldest first, as `key list` shows them: never the key or its hash. */
+export function listApiKeys(db: Db, now: Date): KeySummary[] {
+  return db
+    .select()
+    .from(apiKeys)
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+    .all()
+    .map((k) => ({
+      id: k.id,
+      label: k.label,
+      prefix: k.prefix,
+      status: k.revokedAt ? 'revoked' : k.expiresAt && Date.parse(k.expiresAt) <= now.getTime() ? 'expired' : 'active',
+      created_at: k.createdAt,
+      last_used_at: k.lastUsedAt,
+      expires_at: k.expiresAt,
+      revoked_at: k.revokedAt,
+    }));
 }
 
 const statements = (db: Database) => ({

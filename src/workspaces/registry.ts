@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { WorkspaceGate } from './gate.ts';
 import { WorkspaceHandle, type OpenOptions } from './handle.ts';
 import { isValidSubdomain } from './host.ts';
 
@@ -16,6 +17,8 @@ export interface RegistryOptions extends OpenOptions {
 export class WorkspaceRegistry {
   private readonly open = new Map<string, WorkspaceHandle>();
   private readonly maxOpen: number;
+  /** Writes held per workspace (moves, restores): checked by every write and every open. */
+  readonly gate = new WorkspaceGate();
 
   constructor(private readonly opts: RegistryOptions) {
     this.maxOpen = opts.maxOpen ?? 64;
@@ -44,9 +47,13 @@ export class WorkspaceRegistry {
       .sort();
   }
 
-  /** The open handle of an existing workspace, or null when there is none. Marks it used. */
+  /**
+   * The open handle of an existing workspace, or null when there is none. Marks it used. A workspace
+   * this process has handed over (503 `workspace_moved`) is never reopened.
+   */
   get(subdomain: string): WorkspaceHandle | null {
     if (!isValidSubdomain(subdomain)) return null;
+    this.gate.checkOpen(subdomain);
     const cached = this.open.get(subdomain);
     if (cached) {
       this.open.delete(subdomain);
@@ -81,6 +88,42 @@ export class WorkspaceRegistry {
     handle?.close();
     this.open.delete(subdomain);
     removeWorkspaceFiles(this.fileFor(subdomain));
+  }
+
+  /**
+   * Stops serving a workspace from this process: every request gets 503 `workspace_moved` (clients
+   * retry), writes in flight finish, and the file is closed once no request uses it, so it can be
+   * replaced (restore) or retired (moved to another node). `resume` undoes it.
+   */
+  async handOver(subdomain: string, reason: string): Promise<void> {
+    await this.gate.hold(subdomain, 'all', reason);
+    const handle = this.open.get(subdomain);
+    if (!handle) return;
+    while (handle.users > 0) await new Promise((r) => setTimeout(r, 5));
+    this.open.delete(subdomain);
+    handle.close();
+  }
+
+  /** Lifts a hold; the next request opens the file afresh (it may have been replaced meanwhile). */
+  resume(subdomain: string): boolean {
+    return this.gate.release(subdomain);
+  }
+
+  /**
+   * Moves a handed-over workspace's file out of the data directory into `DATA_DIR/retired/`, where
+   * nothing serves or lists it; an operator deletes it once sure. Returns its new path.
+   */
+  retire(subdomain: string, now = new Date()): string {
+    if (this.gate.state(subdomain)?.hold !== 'all') throw new Error(`workspace ${subdomain} must be handed over before it is retired`);
+    const dir = join(this.opts.dataDir, 'retired');
+    mkdirSync(dir, { recursive: true });
+    const target = join(dir, `${subdomain}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.sqlite`);
+    // The WAL goes along: a checkpoint at close may have been refused (a reader in another process).
+    const file = this.fileFor(subdomain);
+    if (existsSync(`${file}-wal`)) renameSync(`${file}-wal`, `${target}-wal`);
+    renameSync(file, target);
+    rmSync(`${file}-shm`, { force: true });
+    return target;
   }
 
   closeAll(): void {

@@ -58,7 +58,8 @@ export interface TestEnv {
 export async function startTestEnv(opts: { clock?: Clock; env?: Record<string, string>; jobs?: boolean } = {}): Promise<TestEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-test-'));
   // No rate limit unless a test asks for one: suites make thousands of calls with one key.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...opts.env });
+  // PORT 0 picks a free port; links in mail and PDFs keep the address tests expect.
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', PUBLIC_URL: 'http://{subdomain}.localhost:3000', RATE_LIMIT_PER_MINUTE: '0', ...opts.env });
   const services = createServices(config, { clock: opts.clock, logger: pino({ level: 'silent' }) });
   const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: opts.jobs ?? false });
 

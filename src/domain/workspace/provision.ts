@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { count } from 'drizzle-orm';
-import { roles, teamMembers, workspace } from '../../db/schema/index.ts';
+import { roles, workspace } from '../../db/schema/index.ts';
 import { AppError, invalidField } from '../../errors.ts';
 import { isValidSubdomain } from '../../workspaces/host.ts';
 import { createApiKey } from '../../workspaces/keys.ts';
@@ -66,14 +65,4 @@ export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorksp
     registry.discard(input.subdomain);
     throw err;
   }
-}
-
-/** A summary of one workspace for `workspace list`. */
-export function describeWorkspace(registry: WorkspaceRegistry, subdomain: string) {
-  const handle = registry.get(subdomain);
-  if (!handle) return null;
-  const row = handle.db.select().from(workspace).get();
-  const members = handle.db.select({ n: count() }).from(teamMembers).get()?.n ?? 0;
-  if (!row) return null;
-  return { subdomain, id: row.id, name: row.name, time_zone: row.timeZone, team_members: members, created_at: row.createdAt };
 }

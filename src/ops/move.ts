@@ -1,0 +1,93 @@
+import type { Config } from '../config.ts';
+import { setRoute, routeOf } from './haproxy.ts';
+import { adminCall, type NodeAddress } from './node-client.ts';
+
+export class MoveError extends Error {}
+
+export interface MoveResult {
+  subdomain: string;
+  from: string;
+  to: string;
+  bytes: number;
+  sha256: string;
+  /** How long writes to the workspace were refused (503), in milliseconds. */
+  pausedMs: number;
+  retiredTo: string;
+}
+
+interface ClusterSettings {
+  nodes: Map<string, string>;
+  secret: string;
+  socket: string;
+  map: string;
+}
+
+function clusterSettings(config: Config): ClusterSettings {
+  const missing = [
+    ...(config.clusterNodes.size < 2 ? ['CLUSTER_NODES (two nodes or more)'] : []),
+    ...(config.clusterSecret ? [] : ['CLUSTER_SECRET']),
+    ...(config.haproxySocket ? [] : ['HAPROXY_SOCKET']),
+    ...(config.haproxyMap ? [] : ['HAPROXY_MAP']),
+  ];
+  if (missing.length > 0) throw new MoveError(`a move needs ${missing.join(', ')} in the environment (see docs/operations.md)`);
+  return { nodes: config.clusterNodes, secret: config.clusterSecret as string, socket: config.haproxySocket as string, map: config.haproxyMap as string };
+}
+
+/**
+ * Moves one workspace to another node while the service stays up, in the order that never loses
+ * an acknowledged write and never serves two live copies:
+ *
+ * 1. pause: the source refuses new writes (503 + Retry-After; clients retry) and waits for the
+ *    writes in flight; reads go on;
+ * 2. copy: the target pulls a consistent snapshot from the source, checks its SHA-256 and
+ *    integrity, and installs it;
+ * 3. hand over: the source answers every request for the workspace with 503 and closes the file;
+ * 4. route: HAProxy's map sends the subdomain to the target (runtime API, then the map file), so
+ *    the retried writes land there;
+ * 5. retire: the source moves its copy to DATA_DIR/retired/.
+ *
+ * A failure before step 4 undoes what was done (the target's copy is retired, the source resumes).
+ */
+export async function moveWorkspace(config: Config, subdomain: string, opts: { to: string; from?: string }, log: (line: string) => void): Promise<MoveResult> {
+  const cluster = clusterSettings(config);
+  const at = (name: string, role: string): NodeAddress => {
+    const url = cluster.nodes.get(name);
+    if (!url) throw new MoveError(`${role} "${name}" is not in CLUSTER_NODES (${[...cluster.nodes.keys()].join(', ')})`);
+    return { url, secret: cluster.secret };
+  };
+  // Without a map entry the frontend's default backend serves it: by convention the first node.
+  const from = opts.from ?? (await routeOf(cluster.socket, cluster.map, subdomain)) ?? [...cluster.nodes.keys()][0] ?? '';
+  if (from === opts.to) throw new MoveError(`${subdomain} is already on ${opts.to}`);
+  const source = at(from, 'source node');
+  const target = at(opts.to, 'target node');
+
+  const pausedAt = performance.now();
+  await adminCall(source, 'POST', `/workspaces/${subdomain}/pause`, { reason: `moving to ${opts.to}` });
+  log(`writes to ${subdomain} paused on ${from}`);
+  let copied: { bytes: number; sha256: string } | undefined;
+  try {
+    copied = await adminCall<{ bytes: number; sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from });
+    log(`copied ${subdomain} to ${opts.to}: ${copied.bytes} bytes, sha256 ${copied.sha256.slice(0, 16)}…, integrity ok`);
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}` });
+    await setRoute(cluster.socket, cluster.map, subdomain, opts.to);
+  } catch (err) {
+    // Only a copy this move installed is retired: a refused pull may mean the target has its own workspace of that name.
+    await undo(source, copied ? target : null, subdomain, log);
+    throw err;
+  }
+  const pausedMs = Math.round(performance.now() - pausedAt);
+  log(`HAProxy routes ${subdomain} to ${opts.to}; writes resumed there after ${pausedMs} ms`);
+  const { retired_to: retiredTo } = await adminCall<{ retired_to: string }>(source, 'POST', `/workspaces/${subdomain}/retire`);
+  log(`the copy on ${from} is retired to ${retiredTo}`);
+  return { subdomain, from, to: opts.to, bytes: copied?.bytes ?? 0, sha256: copied?.sha256 ?? '', pausedMs, retiredTo };
+}
+
+/** Puts things back after a failed move: the target's copy (if any) retired, the source serving again. */
+async function undo(source: NodeAddress, target: NodeAddress | null, subdomain: string, log: (line: string) => void): Promise<void> {
+  if (target) {
+    await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone' });
+    await adminCall(target, 'POST', `/workspaces/${subdomain}/retire`);
+  }
+  await adminCall(source, 'POST', `/workspaces/${subdomain}/resume`).catch((err: Error) => log(`could not resume ${subdomain} on the source: ${err.message}`));
+  log(`move of ${subdomain} undone; it is served by the source again`);
+}

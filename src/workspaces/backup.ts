@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { schemaState, type SchemaState } from './migrate.ts';
+
+/**
+ * Consistent copies of workspace files and the checks made on them: used by `hourbook backup`,
+ * `restore`, `check`, and by a move between nodes. All of them open the files with their own
+ * connection and never through the registry, so looking at a file never migrates it.
+ */
+
+/** Pages copied per step when the copy must leave the event loop free (a serving process). */
+const PAGES_PER_STEP_SHARED = 1024;
+const ALL_PAGES = 0x7fffffff;
+
+/**
+ * Copies a live workspace file with SQLite's online backup API: what is committed when the copy
+ * finishes, WAL included, never a half-written transaction, while the server goes on serving.
+ * `shareEventLoop` copies in steps (a process that also serves requests); a step that finds the
+ * source changed by another connection starts over, so on a busy file one big step (the default)
+ * is what finishes. The copy is left as a single self-contained file (rollback journal, no -wal).
+ */
+export async function copyConsistent(source: string, target: string, opts: { shareEventLoop?: boolean } = {}): Promise<void> {
+  if (existsSync(target)) throw new Error(`${target} already exists`);
+  const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const pages = opts.shareEventLoop ? PAGES_PER_STEP_SHARED : ALL_PAGES;
+    await db.backup(target, { progress: () => pages });
+  } catch (err) {
+    rmSync(target, { force: true });
+    throw err;
+  } finally {
+    db.close();
+  }
+  const copy = new BetterSqlite3(target);
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  // 1 MiB reads: with the default 64 KiB, hashing a large file takes about half as long again.
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export interface FileCheck {
+  /** `ok`, or SQLite's own lines describing the damage. */
+  integrity: string[];
+  /** Rows whose foreign key points at nothing. */
+  foreignKeyViolations: number;
+  schema: SchemaState;
+}
+
+/** `PRAGMA integrity_check` (or the faster `quick_check`), foreign keys and schema version of one file. */
+export function checkFile(path: string, opts: { quick?: boolean } = {}): FileCheck {
+  const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const integrity = (db.pragma(opts.quick ? 'quick_check' : 'integrity_check') as Record<string, string>[]).map((row) => Object.values(row)[0] ?? '');
+    const foreignKeyViolations = (db.pragma('foreign_key_check') as unknown[]).length;
+    return { integrity, foreignKeyViolations, schema: schemaState(db) };
+  } finally {
+    db.close();
+  }
+}
+
+export const isHealthy = (check: FileCheck) => check.integrity.length === 1 && check.integrity[0] === 'ok' && check.foreignKeyViolations === 0;
+
+/** One workspace in a backup: what `restore` checks before it trusts the copy. */
+export interface BackupEntry {
+  subdomain: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** The newest migration the copy has (its schema version). */
+  schema_version: string | null;
+  integrity: 'ok';
+  copied_at: string;
+}
+
+export interface BackupManifest {
+  format: 1;
+  hourbook_version: string;
+  created_at: string;
+  source_data_dir: string;
+  workspaces: BackupEntry[];
+}
+
+/**
+ * Copies one workspace file to `target` and proves the copy: integrity_check must answer `ok`,
+ * else the copy is deleted and the backup fails. Returns the manifest entry.
+ */
+export async function backupFile(subdomain: string, source: string, target: string, now: () => Date): Promise<BackupEntry> {
+  await copyConsistent(source, target);
+  const copiedAt = now().toISOString();
+  const check = checkFile(target);
+  if (!isHealthy(check)) {
+    rmSync(target, { force: true });
+    throw new Error(`the copy of ${subdomain} failed its integrity check: ${check.integrity.slice(0, 3).join('; ')}`);
+  }
+  return {
+    subdomain,
+    file: target.split(/[\\/]/).at(-1) ?? target,
+    bytes: statSync(target).size,
+    sha256: await sha256File(target),
+    schema_version: check.schema.version,
+    integrity: 'ok',
+    copied_at: copiedAt,
+  };
+}
+
+const fsyncPath = (path: string) => {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * Puts a verified copy in place as `file`: the copy is flushed to disk, whatever `-wal`/`-shm` a
+ * previous file left is removed (a stale WAL would be replayed over the copy), the copy is renamed
+ * over (atomic on one file system) and the directory flushed, so after a crash the workspace is
+ * either the old file or the whole new one.
+ */
+export function installCopy(copy: string, file: string): void {
+  fsyncPath(copy);
+  for (const suffix of ['-wal', '-shm']) rmSync(file + suffix, { force: true });
+  renameSync(copy, file);
+  fsyncPath(dirname(file));
+}

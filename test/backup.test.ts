@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knownMigrations } from '../src/workspaces/migrate.ts';
+import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
+import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'hourbook-backup-'));
+const dataDir = join(root, 'data');
+const backups = join(root, 'backups');
+const env = { DATA_DIR: dataDir };
+let server: Spawned;
+let acme: Target;
+let acmeClient = '';
+
+beforeAll(async () => {
+  for (const subdomain of ['acme', 'globex']) {
+    const created = await hourbook(env, 'workspace', 'create', subdomain, '--owner-email', `owner@${subdomain}.test`, '--json');
+    expect(created.code).toBe(0);
+    if (subdomain === 'acme') acme = { url: '', host: 'acme.localhost', key: JSON.parse(created.stdout).api_key, ownerEmail: 'owner@acme.test' };
+  }
+  const port = await freePort();
+  server = await spawnHourbook({ ...env, PORT: String(port) }, ['serve']);
+  acme.url = `http://127.0.0.1:${port}`;
+  acmeClient = await prepareTarget(acme);
+});
+afterAll(async () => {
+  await server?.kill9();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const integrity = (file: string) => {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return db.pragma('integrity_check', { simple: true });
+  } finally {
+    db.close();
+  }
+};
+
+describe('hourbook backup, check and restore while the server runs and writes', () => {
+  let backupDir = '';
+
+  it('backup takes a consistent, checked copy of every workspace with a manifest, under write load', async () => {
+    const writer = startWriter(acme, acmeClient, { prefix: 'before' });
+    await new Promise((r) => setTimeout(r, 500));
+    const startedAt = Date.now();
+    const result = await hourbook(env, 'backup', '--to', backups, '--json');
+    await writer.stop();
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(writer.failures).toEqual([]);
+    const out = JSON.parse(result.stdout);
+    backupDir = out.dir;
+    expect(backupDir).toMatch(/\/\d{8}T\d{6}Z$/);
+    const manifest = JSON.parse(readFileSync(join(backupDir, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ format: 1, hourbook_version: expect.any(String), source_data_dir: dataDir });
+    expect(manifest.workspaces.map((w: { subdomain: string }) => w.subdomain)).toEqual(['acme', 'globex']);
+    for (const entry of manifest.workspaces) {
+      const file = join(backupDir, entry.file);
+      expect(entry).toMatchObject({ integrity: 'ok', schema_version: knownMigrations().at(-1)!.tag, bytes: statSync(file).size, sha256: sha256(file) });
+      expect(integrity(file)).toBe('ok');
+      // one self-contained file: no WAL beside it
+      expect(existsSync(`${file}-wal`)).toBe(false);
+    }
+    // Every write acknowledged before the backup began is in the copy.
+    const copied = storedNames(join(backupDir, 'acme.sqlite'));
+    const before = writer.acked.filter((a) => a.at < startedAt);
+    expect(before.length).toBeGreaterThan(5);
+    expect(before.filter((a) => !copied.has(a.name))).toEqual([]);
+  });
+
+  it('check verifies every workspace file and fails on a damaged one', async () => {
+    const ok = await hourbook(env, 'check');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/acme\s+ok/);
+    expect(ok.stdout).toMatch(/globex\s+ok/);
+
+    const damagedDir = join(root, 'damaged');
+    mkdirSync(damagedDir);
+    const file = join(damagedDir, 'broken.sqlite');
+    copyFileSync(join(backupDir, 'acme.sqlite'), file);
+    const bytes = readFileSync(file);
+    bytes.fill(0x5a, 4096 * 3 + 8, 4096 * 3 + 600); // scribble over a b-tree page
+    writeFileSync(file, bytes);
+    const bad = await hourbook({ DATA_DIR: damagedDir }, 'check');
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/broken\s+DAMAGED/);
+    expect(bad.stderr).toMatch(/1 workspace file\(s\) failed the check/);
+  });
+
+  it('restore refuses to replace a live workspace without --force; with it, the served workspace is replaced and keeps taking writes', async () => {
+    const after = startWriter(acme, acmeClient, { prefix: 'after' });
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await hourbook(env, 'restore', backupDir, 'acme');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/acme already exists .*--force/);
+
+    const restored = await hourbook(env, 'restore', backupDir, 'acme', '--force');
+    await new Promise((r) => setTimeout(r, 300));
+    await after.stop();
+    expect(restored.stderr).toBe('');
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toMatch(/restored acme .*handed over and resumed/);
+    expect(after.failures).toEqual([]);
+
+    // The server now serves the backup's data: what was written before the backup is there,
+    // writes made between backup and restore are not (that is what a restore means), and the
+    // writes acknowledged after the restore are stored.
+    const names = storedNames(join(dataDir, 'acme.sqlite'));
+    const backupNames = storedNames(join(backupDir, 'acme.sqlite'));
+    for (const name of backupNames) expect(names.has(name)).toBe(true);
+    expect(integrity(join(dataDir, 'acme.sqlite'))).toBe('ok');
+    expect(readdirSync(join(dataDir, 'retired'))).toEqual([expect.stringMatching(/^acme-before-restore-\d{8}T\d{6}Z\.sqlite$/)]);
+    const written = after.acked.filter((a) => !backupNames.has(a.name));
+    const late = written.filter((a) => names.has(a.name));
+    expect(late.length).toBeGreaterThan(0);
+  });
+
+  it('restore refuses a copy that no longer matches its manifest', async () => {
+    const tampered = join(root, 'tampered');
+    mkdirSync(tampered);
+    for (const f of readdirSync(backupDir)) copyFileSync(join(backupDir, f), join(tampered, f));
+    appendFileSync(join(tampered, 'globex.sqlite'), Buffer.from([0]));
+    const res = await hourbook(env, 'restore', tampered, 'globex', '--force');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/does not match its manifest/);
+  });
+
+  it('backup --keep N keeps the newest N backups; unknown workspaces are refused', async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    const second = await hourbook(env, 'backup', 'globex', '--to', backups, '--keep', '1');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/removed 1 older backup/);
+    expect(readdirSync(backups)).toHaveLength(1);
+    expect(JSON.parse(readFileSync(join(backups, readdirSync(backups)[0]!, 'manifest.json'), 'utf8')).workspaces).toHaveLength(1);
+    const ghost = await hourbook(env, 'backup', 'ghost', '--to', backups);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toMatch(/no workspace named "ghost"/);
+  });
+});

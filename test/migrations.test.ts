@@ -1,0 +1,125 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterAll, describe, expect, it } from 'vitest';
+import { knownMigrations, MIGRATIONS_FOLDER, schemaState } from '../src/workspaces/migrate.ts';
+import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'hourbook-migrate-'));
+const spawned: Spawned[] = [];
+afterAll(async () => {
+  await Promise.all(spawned.map((s) => s.kill9()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+const FIRST = knownMigrations()[0]!;
+const LATER = knownMigrations().slice(1).map((m) => m.tag);
+
+/** A migrations folder holding only the first migration: what an older hourbook shipped. */
+function firstMigrationOnly(): string {
+  const dir = join(root, 'migrations-v1');
+  mkdirSync(join(dir, 'meta'), { recursive: true });
+  copyFileSync(join(MIGRATIONS_FOLDER, `${FIRST.tag}.sql`), join(dir, `${FIRST.tag}.sql`));
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'));
+  writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, 1) }));
+  return dir;
+}
+
+/** A workspace file as the first version left it: schema 0000 with its workspace row. */
+function oldWorkspace(dataDir: string, subdomain: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, `${subdomain}.sqlite`);
+  const db = new BetterSqlite3(file);
+  db.pragma('journal_mode = WAL');
+  migrate(drizzle(db), { migrationsFolder: firstMigrationOnly() });
+  db.prepare('INSERT INTO workspace (id, subdomain, name, time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    `id-${subdomain}`,
+    subdomain,
+    `${subdomain} agency`,
+    'UTC',
+    '2026-01-01T00:00:00.000Z',
+    '2026-01-01T00:00:00.000Z',
+  );
+  db.close();
+  return file;
+}
+
+const stateOf = (file: string) => {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return { ...schemaState(db), rows: (db.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n };
+  } finally {
+    db.close();
+  }
+};
+
+describe('upgrading workspace files', () => {
+  it('migrate --check lists what is pending per workspace; migrate applies it after a backup; opening a current file changes nothing', async () => {
+    const dataDir = join(root, 'cli');
+    const file = oldWorkspace(dataDir, 'acme');
+    const env = { DATA_DIR: dataDir };
+
+    const check = await hourbook(env, 'migrate', '--check');
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(`acme: ${LATER.length} pending: ${LATER.join(', ')}`);
+    expect(check.stderr).toMatch(/pending migrations; run hourbook migrate/);
+    const json = JSON.parse((await hourbook(env, 'migrate', '--check', '--json')).stdout);
+    expect(json.workspaces).toEqual([{ subdomain: 'acme', schema_version: FIRST.tag, pending: LATER, newer: false }]);
+
+    const applied = await hourbook(env, 'migrate');
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain(`acme: applied ${LATER.join(', ')}`);
+    const backups = readdirSync(join(dataDir, 'backups', 'pre-migrate'));
+    expect(backups).toEqual([expect.stringMatching(new RegExp(`^acme-${FIRST.tag}-\\d{8}T\\d{6}Z\\.sqlite$`))]);
+    // the backup is the file as it was before
+    expect(stateOf(join(dataDir, 'backups', 'pre-migrate', backups[0]!)).version).toBe(FIRST.tag);
+    expect(stateOf(file)).toMatchObject({ version: knownMigrations().at(-1)!.tag, pending: [], rows: knownMigrations().length });
+
+    expect(await hourbook(env, 'migrate', '--check')).toMatchObject({ code: 0, stdout: expect.stringContaining('acme: up to date') });
+    // Opening the file (any command that uses it) neither migrates again nor backs up again.
+    expect((await hourbook(env, 'workspace', 'list')).stdout).toContain('acme agency');
+    expect(stateOf(file).rows).toBe(knownMigrations().length);
+    expect(readdirSync(join(dataDir, 'backups', 'pre-migrate'))).toHaveLength(1);
+  });
+
+  it('serve migrates every workspace at start and says not ready (503) until it has', async () => {
+    const dataDir = join(root, 'serve');
+    oldWorkspace(dataDir, 'alpha');
+    const locked = oldWorkspace(dataDir, 'beta');
+    // Another process holds beta's write lock: the start-up pass must wait for it, without blocking requests.
+    const holder = new BetterSqlite3(locked);
+    holder.exec('BEGIN IMMEDIATE');
+    const port = await freePort();
+    const server = await spawnHourbook({ DATA_DIR: dataDir, PORT: String(port) }, ['serve']);
+    spawned.push(server);
+    const readyz = async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return { status: res.status, body: (await res.json()) as { status: string; workspaces_left?: number } };
+    };
+    try {
+      let seen = await readyz();
+      for (let i = 0; i < 200 && seen.body.status !== 'migrating'; i++) seen = await readyz();
+      expect(seen).toEqual({ status: 503, body: { status: 'migrating', workspaces_left: 1 } });
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect(stateOf(join(dataDir, 'alpha.sqlite')).pending).toEqual([]);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    let now = await readyz();
+    for (let i = 0; i < 200 && now.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      now = await readyz();
+    }
+    expect(now).toEqual({ status: 200, body: { status: 'ready' } });
+    expect(stateOf(locked).pending).toEqual([]);
+    expect(readdirSync(join(dataDir, 'backups', 'pre-migrate')).sort()).toEqual([
+      expect.stringMatching(/^alpha-0000_init-/),
+      expect.stringMatching(/^beta-0000_init-/),
+    ]);
+    expect(await server.stop()).toBe(0);
+  });
+});
