@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.ts';
-import { buildOpenApiDocument, serverUrl, type OpenApiDocument, type OpenApiOperation } from '../src/openapi/document.ts';
+import { buildOpenApiDocument, EXTENSIONS_TAG, serverUrl, type OpenApiDocument, type OpenApiOperation } from '../src/openapi/document.ts';
 import { SchemaConverter, type JsonSchema } from '../src/openapi/json-schema.ts';
 import { restRoutes } from '../src/rest/routes/index.ts';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
@@ -31,7 +31,19 @@ const SPEC_OPERATIONS = [
   [18, 'PATCH', '/v1/team_members/{team_member_id}', 200],
 ] as const;
 
+/** The operations the vendor publishes beyond the 18 (route table rows marked `extension`). */
+const EXTENSION_OPERATIONS = [
+  ['POST', '/v1/clients', 200],
+  ['PATCH', '/v2/clients/{client_id}', 200],
+  ['GET', '/v1/projects/{project_id}', 200],
+  ['PATCH', '/v1/projects/{project_id}/project_users/{project_user_id}', 200],
+  ['PATCH', '/v2/projects/{project_id}/project-users/{project_user_id}', 200],
+  ['POST', '/v1/clients/{client_id}/invoices', 200],
+] as const;
+
 const specKeys = SPEC_OPERATIONS.map(([, method, path, status]) => `${method} ${path} ${status}`).sort();
+const extensionKeys = EXTENSION_OPERATIONS.map(([method, path, status]) => `${method} ${path} ${status}`).sort();
+const keyOf = (method: string, path: string, status: unknown) => `${method} ${path} ${status}`;
 
 const config = loadConfig({});
 const doc = buildOpenApiDocument(restRoutes, config);
@@ -53,12 +65,35 @@ describe('the generated OpenAPI document', () => {
     expect(doc.info.version).toBe('2.0.0');
   });
 
-  it('lists exactly the 18 operations of the spec, and so does the route table', () => {
-    const documented = operations(doc).map(({ method, path, op }) => `${method} ${path} ${successStatus(op)}`);
-    expect(documented.sort()).toEqual(specKeys);
-    const table = restRoutes.map((r) => `${r.method} /${r.version}${r.path} ${r.status}`);
-    expect(table.sort()).toEqual(specKeys);
-    expect(restRoutes.map((r) => r.endpoint).sort((a, b) => a - b)).toEqual(SPEC_OPERATIONS.map(([n]) => n));
+  it('lists exactly the 18 operations of the spec plus the extensions, and so does the route table', () => {
+    const documented = operations(doc);
+    const spec = documented.filter(({ op }) => op['x-spec-endpoint'] !== undefined);
+    const extensions = documented.filter(({ op }) => op['x-extension'] === true);
+    expect(spec.length + extensions.length).toBe(documented.length);
+    expect(spec.map(({ method, path, op }) => keyOf(method, path, successStatus(op))).sort()).toEqual(specKeys);
+    expect(extensions.map(({ method, path, op }) => keyOf(method, path, successStatus(op))).sort()).toEqual(extensionKeys);
+    // Each spec operation carries its own endpoint number.
+    for (const { method, path, op } of spec) {
+      const row = SPEC_OPERATIONS.find(([n]) => n === op['x-spec-endpoint'])!;
+      expect(keyOf(method, path, successStatus(op)), op.operationId).toBe(keyOf(row[1], row[2], row[3]));
+    }
+
+    const tableSpec = restRoutes.filter((r) => !r.extension);
+    const tableExtensions = restRoutes.filter((r) => r.extension);
+    expect(tableSpec.map((r) => keyOf(r.method, `/${r.version}${r.path}`, r.status)).sort()).toEqual(specKeys);
+    expect(tableExtensions.map((r) => keyOf(r.method, `/${r.version}${r.path}`, r.status)).sort()).toEqual(extensionKeys);
+    expect(tableSpec.map((r) => r.endpoint).sort((a, b) => a! - b!)).toEqual(SPEC_OPERATIONS.map(([n]) => n));
+    for (const r of tableSpec) {
+      const row = SPEC_OPERATIONS.find(([n]) => n === r.endpoint)!;
+      expect(keyOf(r.method, `/${r.version}${r.path}`, r.status), `endpoint ${r.endpoint}`).toBe(keyOf(row[1], row[2], row[3]));
+    }
+  });
+
+  it('puts every extension, and only the extensions, under their own tag', () => {
+    const tagged = operations(doc).filter(({ op }) => op.tags[0] === EXTENSIONS_TAG);
+    expect(tagged.map(({ op }) => op.operationId).sort()).toEqual(restRoutes.filter((r) => r.extension).map((r) => r.operationId).sort());
+    for (const { op } of tagged) expect(op.description).toMatch(/an extension beyond the specification's 18 operations/);
+    expect(doc.tags.at(-1)).toEqual({ name: EXTENSIONS_TAG, description: expect.stringContaining('beyond') });
   });
 
   it('gives every operation a unique operationId, a summary, a tag and its version', () => {
@@ -102,6 +137,7 @@ describe('the generated OpenAPI document', () => {
     for (const path of ['/v2/team-members', '/v1/team_members']) {
       const op = doc.paths[path]?.get as OpenApiOperation;
       expect(op.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual([
+        ['email', false],
         ['page_number', false],
         ['page_size', false],
       ]);
@@ -146,7 +182,7 @@ describe('the generated OpenAPI document', () => {
 
   it('documents 406 and the Accept rule for endpoints 16-18 only', () => {
     for (const { op } of operations(doc)) {
-      const requiresAccept = [16, 17, 18].includes(op['x-spec-endpoint']);
+      const requiresAccept = [16, 17, 18].includes(op['x-spec-endpoint'] ?? 0);
       expect('406' in op.responses, op.operationId).toBe(requiresAccept);
       expect(op.description.includes('Accept: application/json'), op.operationId).toBe(requiresAccept);
     }

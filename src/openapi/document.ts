@@ -34,7 +34,10 @@ export interface OpenApiOperation {
   requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
   responses: Record<string, OpenApiResponse | { $ref: string }>;
   'x-api-version': 'v1' | 'v2';
-  'x-spec-endpoint': number;
+  /** The spec's endpoint number (1-18); extensions have none. */
+  'x-spec-endpoint'?: number;
+  /** An operation the vendor publishes beyond the spec's 18. */
+  'x-extension'?: true;
 }
 
 export interface OpenApiDocument {
@@ -42,7 +45,7 @@ export interface OpenApiDocument {
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string; variables?: Record<string, { default: string; description: string }> }[];
   security: Record<string, string[]>[];
-  tags: { name: string }[];
+  tags: { name: string; description?: string }[];
   paths: Record<string, Partial<Record<OpenApiMethod, OpenApiOperation>>>;
   components: {
     securitySchemes: Record<string, { type: 'apiKey'; in: 'header'; name: string; description: string }>;
@@ -73,12 +76,19 @@ const INFO_DESCRIPTION = [
   '(`details` only for validation failures); branch on `code`.',
 ].join('\n');
 
+/** The one tag of every operation beyond the spec's 18, so a reader sees at once what is extra. */
+export const EXTENSIONS_TAG = 'Extensions (beyond the published 18 operations)';
+const EXTENSIONS_DESCRIPTION =
+  "Operations the vendor's public documentation shows beyond the specification's 18, served over the same procedures with the same authentication, role rules and error envelope.";
+
+const tagOf = (route: RestRoute) => route.tag ?? EXTENSIONS_TAG;
+
 function describe(route: RestRoute): string {
-  const lines = [
-    route.version === 'v1'
-      ? `v1 (the older version) — endpoint ${route.endpoint} of the specification.`
-      : `v2 (${API_VERSION}) — endpoint ${route.endpoint} of the specification.`,
-  ];
+  const version = route.version === 'v1' ? 'v1 (the older version)' : `v2 (${API_VERSION})`;
+  const origin = route.extension
+    ? "an extension beyond the specification's 18 operations (the vendor's documentation publishes it)."
+    : `endpoint ${route.endpoint} of the specification.`;
+  const lines = [`${version} — ${origin}`];
   if (route.requireJsonAccept) lines.push('', 'Requires the header `Accept: application/json`; without it the answer is 406 `not_acceptable`.');
   return lines.join('\n');
 }
@@ -111,12 +121,12 @@ function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: S
     operationId: route.operationId,
     summary: route.summary,
     description: describe(route),
-    tags: [route.tag],
+    tags: [tagOf(route)],
     deprecated: false,
     parameters,
     responses: {},
     'x-api-version': route.version,
-    'x-spec-endpoint': route.endpoint,
+    ...(route.extension ? { 'x-extension': true as const } : { 'x-spec-endpoint': route.endpoint }),
   };
   if (hasRequestBody(route)) {
     const body = route.body ? converter.convert(route.body, 'input') : omitProperties(input, [...pathParamsOf(route.path), ...queryNames]);
@@ -164,7 +174,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
     const item = (paths[key] ??= {});
     if (item[method]) throw new Error(`The REST route table has two rows for ${route.method} ${key}`);
     item[method] = operationOf(route, converter, usedErrors);
-    if (!tags.includes(route.tag)) tags.push(route.tag);
+    if (!tags.includes(tagOf(route))) tags.push(tagOf(route));
   }
   const errors = errorComponents(usedErrors, converter);
   return {
@@ -178,7 +188,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
       },
     ],
     security: [{ [API_KEY_SCHEME]: [] }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => (name === EXTENSIONS_TAG ? { name, description: EXTENSIONS_DESCRIPTION } : { name })),
     paths,
     components: {
       securitySchemes: {

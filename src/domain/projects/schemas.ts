@@ -163,6 +163,25 @@ export const addProjectUserInput = z.object({
   ),
 });
 
+/**
+ * Changes one project user (the vendor's PATCH .../project_users/{id}); only the given fields
+ * change. The vendor's published v2 example sends no `project_user` at all: nothing changes then.
+ */
+export const updateProjectUserInput = z.object({
+  project_id: z.string(),
+  project_user_id: z.string(),
+  project_user: z
+    .object(
+      {
+        role: projectUserRole.optional(),
+        hourly_rate: rate.optional(),
+        approval_type: approvalType.optional(),
+      },
+      { message: 'must be an object with role, hourly_rate or approval_type' },
+    )
+    .optional(),
+});
+
 export const projectIdInput = z.object({ project_id: z.string() });
 
 export const listProjectsInput = z.object({
@@ -202,7 +221,10 @@ export const projectRecord = z.object({
   name: z.string(),
   identifier: z.string(),
   billing_method: z.enum(billingMethods),
-  /** Decimal text with the currency's decimals (`"1500.00"`), null unless the project is fixed-price. */
+  /**
+   * Decimal text with the currency's decimals (`"1500.00"`), null when none is stored. Billed only
+   * on a fixed-price project; on the others it is kept as sent.
+   */
   flat_amount: z.string().nullable(),
   status: z.enum(['active', 'archived']),
   last_invoice_id: idOut.nullable(),
@@ -242,6 +264,7 @@ export const createProjectOutput = z.object({ notice_code: z.literal('project_cr
 export const updateProjectOutput = z.object({ notice_code: z.literal('project_updated'), project: projectRecord });
 export const updateStatusOutput = z.object({ custom_message: z.string() });
 export const addProjectUserOutput = z.object({ notice_code: z.literal('project_user_added'), project_user: projectUserRecord });
+export const updateProjectUserOutput = z.object({ notice_code: z.literal('project_user_updated'), project_user: projectUserRecord });
 export const listProjectUsersOutput = z.object({ project_users: z.array(projectUserRecord) });
 export const getProjectOutput = z.object({ project: projectRecord.extend({ project_users: z.array(projectUserDetail) }) });
 export const listProjectsOutput = z.object({ items: z.array(projectRecord), next_cursor: z.string().nullable() });
