@@ -60,14 +60,24 @@ interface ScopeSource {
   actor?: ActingUser | null;
 }
 
+/** Work a door adds to the call's transaction, given what the transaction's work returned. */
+export type CommitHook = (tx: Transaction, result: unknown) => void;
+
 export interface OpenScope {
   scope: Scope;
   /** Hands the effects the call registered to `run`; call it once the operation has returned. */
   settle(): void;
+  /**
+   * Runs `hook` inside the call's first write transaction, right before it commits, with what the
+   * operation's work returned: a door records its answer atomically with the change (idempotency
+   * keys) without the domain knowing of it. A hook runs once; a call that never writes never runs it.
+   */
+  beforeCommit(hook: CommitHook): void;
 }
 
 export function openScope(source: ScopeSource, run: (effect: Effect) => void): OpenScope {
   const effects = new Set<Effect>();
+  const hooks: CommitHook[] = [];
   let current: Transaction | null = null;
   const scope: Scope = {
     db: source.db,
@@ -82,7 +92,9 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
         (tx) => {
           current = tx;
           try {
-            return work(tx);
+            const result = work(tx);
+            for (const hook of hooks.splice(0)) hook(tx, result);
+            return result;
           } finally {
             current = null;
           }
@@ -99,6 +111,9 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
     settle() {
       for (const effect of effects) run(effect);
       effects.clear();
+    },
+    beforeCommit(hook) {
+      hooks.push(hook);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { RestRoute } from '../rest/types.ts';
 import { errorSchemaFor, errorStatuses, errorStatusesOf, errorEnvelope, hasRequestBody, type DocumentedErrorStatus } from './errors.ts';
 import { isEmptyObjectSchema, mergeObjectSchemas, omitProperties, propertiesOf, SchemaConverter, type JsonSchema } from './json-schema.ts';
-import { procedureSchemas } from './procedures.ts';
+import { procedureSchemas } from '../trpc/procedure-schemas.ts';
 
 /** The version the spec gives the v2 interface; v1 operations are the older version. */
 export const API_VERSION = '2.0.0';

@@ -13,7 +13,8 @@ export function sendError(res: Response, err: unknown, logger: Logger, requestId
     res.end();
     return;
   }
-  if (error.kind === 'rate_limited' && typeof error.extra?.retry_after === 'number') {
+  // 429 rate_limited, 409 idempotency_key_in_use: how long to wait before trying again.
+  if (typeof error.extra?.retry_after === 'number') {
     res.setHeader('Retry-After', String(error.extra.retry_after));
   }
   if (error.kind === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {

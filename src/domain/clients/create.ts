@@ -36,17 +36,19 @@ export function createClient(scope: Scope, input: z.output<typeof createInput>):
   });
 }
 
-/** The vendor's POST v1 /clients: the REST-shaped body over the same operation. */
+/** The vendor's POST v1 /clients: the REST-shaped body over the same operation, in one transaction. */
 export function addClient(scope: Scope, input: z.output<typeof addInput>): z.output<typeof addOutput> {
   const c = input.client;
-  const { client } = createClient(scope, {
-    name: c.name,
-    secondary_name: c.secondary_name,
-    internal_notes: c.internal_notes,
-    currency: c.currency,
-    default_invoice_due_in_days: c.default_invoice_due_in_days ?? 30,
-    full_address: c.address_attributes?.full_address,
-    status: c.status,
+  return scope.write(() => {
+    const { client } = createClient(scope, {
+      name: c.name,
+      secondary_name: c.secondary_name,
+      internal_notes: c.internal_notes,
+      currency: c.currency,
+      default_invoice_due_in_days: c.default_invoice_due_in_days ?? 30,
+      full_address: c.address_attributes?.full_address,
+      status: c.status,
+    });
+    return { notice_code: 'client_created' as const, client_id: client.id, client };
   });
-  return { notice_code: 'client_created', client_id: client.id, client };
 }
