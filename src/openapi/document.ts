@@ -12,7 +12,7 @@ export type OpenApiMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface OpenApiParameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -93,6 +93,17 @@ function describe(route: RestRoute): string {
   return lines.join('\n');
 }
 
+/** Every write takes an optional idempotency key (docs/idempotency.md). */
+const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a repeat with the same key, method, path and body within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice. ' +
+    'The same key with another request: 422 `idempotency_key_reused`; while the first is still running: 409 `idempotency_key_in_use` (retry after `Retry-After`). Successes and 4xx answers are kept; 409, 429 and 5xx are not.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', examples: ['4f6c2a9e-0d1b-4c7e-9a53-2b8f1e6d7c40'] },
+};
+
 /** The path and query parameters of a route, described by the procedure's input where it says more. */
 function parametersOf(route: RestRoute, inputProperties: Record<string, JsonSchema>, converter: SchemaConverter) {
   const parameters: OpenApiParameter[] = pathParamsOf(route.path).map((name) => ({
@@ -117,6 +128,7 @@ function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: S
   const procedure = procedureSchemas(route.procedure);
   const input = mergeObjectSchemas(procedure.inputs.map((s) => converter.convert(s, 'input')));
   const { parameters, queryNames } = parametersOf(route, propertiesOf(input), converter);
+  if (route.method !== 'GET') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   const operation: OpenApiOperation = {
     operationId: route.operationId,
     summary: route.summary,
@@ -143,6 +155,11 @@ function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: S
   return operation;
 }
 
+const RETRY_AFTER = {
+  429: 'Seconds to wait before retrying',
+  409: 'With `idempotency_key_in_use` only: seconds to wait before retrying with the same key',
+};
+
 /** The error envelopes and shared responses of the statuses the operations use. */
 function errorComponents(usedErrors: Set<DocumentedErrorStatus>, converter: SchemaConverter) {
   const schemas: Record<string, JsonSchema> = { Error: converter.convert(errorEnvelope, 'output') };
@@ -152,7 +169,7 @@ function errorComponents(usedErrors: Set<DocumentedErrorStatus>, converter: Sche
     schemas[`${name}Error`] = converter.convert(errorSchemaFor(status), 'output');
     responses[name] = {
       description,
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      ...(status === 429 || status === 409 ? { headers: { 'Retry-After': { description: RETRY_AFTER[status], schema: { type: 'integer', minimum: 1 } } } } : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` } } },
     };
   }
@@ -201,14 +218,20 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
 }
 
 function successResponse(route: RestRoute, output: unknown, converter: SchemaConverter): OpenApiResponse {
-  if (route.status === 204) return { description: 'Done; no content.' };
+  if (route.status === 204) return { description: 'Done; no content.', ...replayHeader(route) };
   let schema: JsonSchema;
   if (route.responseBody) schema = converter.convert(route.responseBody, 'output');
   // A row that reshapes the output without saying into what cannot be described; the document
   // still builds (the server must start) and test/openapi.test.ts names the row.
   else if (route.toBody || output === undefined) schema = {};
   else schema = converter.convert(output as Parameters<SchemaConverter['convert']>[0], 'output');
-  return { description: route.status === 201 ? 'Created.' : 'OK.', content: { 'application/json': { schema } } };
+  return { description: route.status === 201 ? 'Created.' : 'OK.', ...replayHeader(route), content: { 'application/json': { schema } } };
+}
+
+/** A write's success may be the stored answer of an earlier request with the same idempotency key. */
+function replayHeader(route: RestRoute): Pick<OpenApiResponse, 'headers'> {
+  if (route.method === 'GET') return {};
+  return { headers: { 'Idempotent-Replayed': { description: 'Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } } } };
 }
 
 function describedBy(...schemas: (JsonSchema | undefined)[]): { description?: string } {

@@ -47,7 +47,8 @@ export const errorStatuses = {
   },
   409: {
     name: 'Conflict',
-    description: 'The write conflicts with existing data (e.g. `invoice_number_taken`, `project_user_exists`, `recipient_exists`).',
+    description:
+      'The write conflicts with existing data (e.g. `invoice_number_taken`, `project_user_exists`, `recipient_exists`), or a request with the same `Idempotency-Key` is still running (`idempotency_key_in_use`, with `Retry-After`).',
     code: snakeCase(),
   },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than 1 MiB (`payload_too_large`).', code: z.enum(['payload_too_large']) },
@@ -58,7 +59,8 @@ export const errorStatuses = {
   },
   422: {
     name: 'Unprocessable',
-    description: 'The input breaks a rule: `validation_failed` (with `details`), `user_not_found`, or a business rule such as `time_entry_locked`.',
+    description:
+      'The input breaks a rule: `validation_failed` (with `details`), `user_not_found`, a business rule such as `time_entry_locked`, or an `Idempotency-Key` that is malformed (`idempotency_key_invalid`) or was used with another request (`idempotency_key_reused`).',
     code: snakeCase(),
   },
   429: {
