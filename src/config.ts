@@ -18,6 +18,8 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CORS_ORIGINS: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)').optional(),
+  WEBHOOK_ALLOW_PRIVATE: z.string().optional(),
 });
 
 export interface Config {
@@ -34,9 +36,16 @@ export interface Config {
   corsOrigins: string[];
   /** Requests a minute per API key (bursts up to the same number); 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** The server secret: when set, webhook signing secrets are stored encrypted with keys derived from it. */
+  secretKey: string | undefined;
+  /** Webhooks may be delivered to private, loopback and link-local addresses (tests, on-premise receivers). */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
+
+/** A flag variable: set and not `0`, `false` or `no`. */
+const isOn = (value: string | undefined) => value !== undefined && !['0', 'false', 'no'].includes(value.toLowerCase());
 
 /** Reads and validates the environment once, at start; a bad value stops start with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -57,13 +66,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: c.SMTP_URL,
     mailFrom: c.MAIL_FROM,
     sqliteSynchronous: c.SQLITE_SYNCHRONOUS,
-    trustProxy: c.TRUST_PROXY !== undefined && !['0', 'false', 'no'].includes(c.TRUST_PROXY.toLowerCase()),
+    trustProxy: isOn(c.TRUST_PROXY),
     logLevel: c.LOG_LEVEL,
     corsOrigins: (c.CORS_ORIGINS ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
     rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    secretKey: c.SECRET_KEY,
+    webhookAllowPrivate: isOn(c.WEBHOOK_ALLOW_PRIVATE),
   };
 }
 

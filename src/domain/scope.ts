@@ -1,6 +1,7 @@
 import type { Database, Transaction } from '../db/index.ts';
 import type { WorkspaceInfo } from '../workspaces/info.ts';
 import type { ActingUser } from './team-members/acting-user.ts';
+import type { SecretBox } from './webhooks/secret.ts';
 
 /**
  * The one calling convention of the domain: every operation is `operation(scope, input)`.
@@ -24,6 +25,8 @@ export interface Scope {
   /** The instant of this call; every rule reads time from here, so tests can set it. */
   readonly now: Date;
   readonly links: Links;
+  /** How secrets that must be read again (webhook signing secrets) are stored. */
+  readonly secrets: SecretBox;
   /** A value built once per open workspace file, e.g. a module's prepared statements. */
   statements<T>(build: (db: Database) => T): T;
   /**
@@ -57,6 +60,7 @@ interface ScopeSource {
   workspace: WorkspaceInfo;
   now: Date;
   links: Links;
+  secrets: SecretBox;
   actor?: ActingUser | null;
 }
 
@@ -85,6 +89,7 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
     actor: source.actor ?? null,
     now: source.now,
     links: source.links,
+    secrets: source.secrets,
     statements: source.memo,
     write(work) {
       if (current) return work(current);

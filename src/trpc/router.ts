@@ -6,6 +6,7 @@ import { recipientsRouter } from './routers/recipients.ts';
 import { tasksRouter } from './routers/tasks.ts';
 import { teamMembersRouter } from './routers/team-members.ts';
 import { timeEntriesRouter } from './routers/time-entries.ts';
+import { webhooksRouter } from './routers/webhooks.ts';
 import { createCallerFactory, router } from './init.ts';
 
 export const appRouter = router({
@@ -16,6 +17,7 @@ export const appRouter = router({
   tasks: tasksRouter,
   timeEntries: timeEntriesRouter,
   invoices: invoicesRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -6,3 +6,4 @@ export * from './invoices.ts';
 export * from './outbox.ts';
 export * from './events.ts';
 export * from './idempotency.ts';
+export * from './webhooks.ts';

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { recordEvent } from '../src/domain/events.ts';
+import { loadConfig } from '../src/config.ts';
+import { createServices, openWorkspaceScope } from '../src/services.ts';
+
+const exec = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-webhook-cli-'));
+const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
+
+async function hourbook(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('hourbook webhook', () => {
+  let endpointId = '';
+  let eventId = '';
+
+  it('add prints the endpoint and its secret once; list never shows the secret', async () => {
+    const services = createServices(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    provisionWorkspace(services.registry, { subdomain: 'hooks', timeZone: 'UTC', owner: { email: 'o@hooks.test', firstName: 'O', lastName: 'H' } }, new Date());
+    const open = openWorkspaceScope(services, services.registry.get('hooks')!);
+    eventId = open.scope.write((tx) => recordEvent(open.scope, tx, 'client.created', { client: { id: 'c1' } }));
+    services.registry.closeAll();
+
+    const added = await hourbook('webhook', 'add', 'hooks', '--url', 'https://erp.example.com/hooks', '--events', 'invoice.paid, client.created', '--description', 'ERP', '--json');
+    expect(added.code, added.stderr).toBe(0);
+    const out = JSON.parse(added.stdout);
+    expect(out.secret).toMatch(/^whsec_/);
+    expect(out.endpoint).toMatchObject({ url: 'https://erp.example.com/hooks', events: ['client.created', 'invoice.paid'], enabled: true, description: 'ERP' });
+    endpointId = out.endpoint.id;
+    const listed = await hourbook('webhook', 'list', 'hooks');
+    expect(listed.stdout).toContain(endpointId);
+    expect(listed.stdout).toContain('https://erp.example.com/hooks');
+    expect(listed.stdout).not.toContain(out.secret);
+  });
+
+  it('disable, enable, rotate-secret, events, redeliver, deliveries, remove', async () => {
+    expect((await hourbook('webhook', 'disable', 'hooks', endpointId)).stdout).toContain('off');
+    const refused = await hourbook('webhook', 'redeliver', 'hooks', endpointId, eventId);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/turned off/);
+    expect((await hourbook('webhook', 'enable', 'hooks', endpointId)).stdout).toContain('on ');
+    const rotated = JSON.parse((await hourbook('webhook', 'rotate-secret', 'hooks', endpointId, '--json')).stdout);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    const events = JSON.parse((await hourbook('webhook', 'events', 'hooks', '--json')).stdout);
+    expect(events.events.map((e: { id: string }) => e.id)).toEqual([eventId]);
+    const queued = await hourbook('webhook', 'redeliver', 'hooks', endpointId, eventId);
+    expect(queued.code, queued.stderr).toBe(0);
+    expect(queued.stdout).toContain('client.created');
+    const deliveries = JSON.parse((await hourbook('webhook', 'deliveries', 'hooks', endpointId, '--json')).stdout);
+    expect(deliveries.deliveries).toEqual([expect.objectContaining({ event_id: eventId, status: 'pending', manual: true })]);
+    expect((await hourbook('webhook', 'remove', 'hooks', endpointId)).code).toBe(0);
+    expect((await hourbook('webhook', 'list', 'hooks')).stdout).toContain('no webhook endpoints');
+  });
+
+  it.each([
+    [['webhook', 'add', 'hooks'], /--url is required/],
+    [['webhook', 'add', 'hooks', '--url', 'ftp://x'], /--url: must be an http or https URL/],
+    [['webhook', 'add', 'hooks', '--url', 'https://x.example', '--events', 'nope'], /--events/],
+    [['webhook', 'remove', 'hooks', 'missing'], /No webhook endpoint/],
+    [['webhook', 'deliveries', 'hooks', 'missing', '--status', 'lost'], /--status/],
+  ])('usage errors: %j', async (args, message) => {
+    const res = await hourbook(...args);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('is listed in the usage', async () => {
+    const res = await hourbook('webhook');
+    expect(res.stdout).toContain('hourbook webhook add <subdomain> --url U');
+    expect(res.stdout).toContain('hourbook webhook redeliver <subdomain> <endpoint-id> <event-id>');
+  });
+});
