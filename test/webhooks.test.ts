@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { events, outbox, webhookDeliveries, webhookEndpoints } from '../src/db/schema/index.ts';
-import { recordEvent } from '../src/domain/events.ts';
+import { recordEvent, type EventType } from '../src/domain/events.ts';
 import { claimDueDeliveries, CLAIM_LEASE_MS } from '../src/domain/webhooks/outcomes.ts';
 import { webhooksJob } from '../src/jobs/webhooks.ts';
 import { isPublicAddress } from '../src/webhooks/address.ts';
@@ -80,7 +80,7 @@ const deliver = () => webhooksJob.run(env.alpha.handle, env.services);
 const deliveryRows = (endpointId: string) => env.alpha.handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).all();
 const eventCount = () => env.alpha.handle.db.select().from(events).all().length;
 
-async function endpoint(opts: { events?: string[]; url?: string } = {}) {
+async function endpoint(opts: { events?: ('*' | EventType)[]; url?: string } = {}) {
   const created = await caller().webhooks.create({ email: email(), url: opts.url ?? receiver.url, ...(opts.events ? { events: opts.events } : {}) });
   receiver.secret = created.secret;
   return created;
@@ -109,7 +109,7 @@ describe('webhook endpoints', () => {
     for (const url of ['ftp://example.com/x', 'https://user:pw@example.com/x', 'not a url', 'http://']) {
       await expect(caller().webhooks.create({ email: email(), url })).rejects.toMatchObject({ cause: { code: 'validation_failed', details: [{ path: 'url' }] } });
     }
-    await expect(caller().webhooks.create({ email: email(), url: receiver.url, events: ['invoice.eaten'] })).rejects.toMatchObject({ cause: { code: 'validation_failed' } });
+    await expect(caller().webhooks.create({ email: email(), url: receiver.url, events: ['invoice.eaten' as EventType] })).rejects.toMatchObject({ cause: { code: 'validation_failed' } });
     const member = makeMember(env.alpha.handle.db, { organizationRole: 'Member' });
     await expect(caller().webhooks.create({ email: member.email, url: receiver.url })).rejects.toMatchObject({ code: 'FORBIDDEN', cause: { code: 'forbidden' } });
     await expect(caller().webhooks.update({ email: email(), endpoint_id: 'nope', enabled: false })).rejects.toMatchObject({ cause: { code: 'webhook_endpoint_not_found' } });
