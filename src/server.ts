@@ -56,7 +56,7 @@ export function createApp(services: AppServices): express.Express {
   app.use('/trpc', cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }), ...trpcHttp(services, subdomainOf));
 
   // Public, before the REST router (which would demand a key); the document is built once.
-  app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config)));
+  app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config), services.config));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(publicInvoiceRouter(services));

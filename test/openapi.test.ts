@@ -252,12 +252,41 @@ describe('GET /api/external/openapi.json', () => {
   });
   afterAll(() => env.close());
 
-  it('serves the document without a key, on any host', async () => {
-    for (const host of [env.alpha.host, 'localhost', 'nowhere.localhost']) {
+  it('serves the document without a key, on any host, headed by a server for the address it was read from', async () => {
+    const built = JSON.parse(JSON.stringify(buildOpenApiDocument(restRoutes, env.config))) as OpenApiDocument;
+    const port = new URL(env.url).port;
+    const cases: [string, unknown[]][] = [
+      // A workspace host: that workspace, same-origin.
+      [env.alpha.host, [{ url: '/api/external', description: expect.stringContaining('This workspace') }]],
+      ['nowhere.localhost', [{ url: '/api/external', description: expect.any(String) }]],
+      // The bare host the demo prints: a workspace of that host and port by its subdomain.
+      [`localhost:${port}`, [{ url: `http://{subdomain}.localhost:${port}/api/external`, description: expect.any(String), variables: { subdomain: { default: 'demo', description: expect.any(String) } } }]],
+      // Anything else: the configured server only.
+      ['elsewhere.example.com', []],
+    ];
+    for (const [host, first] of cases) {
       const res = await send(env.url, 'GET', '/api/external/openapi.json', { host });
       expect(res.status, host).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(restRoutes, env.config))));
+      expect(res.body, host).toEqual({ ...built, servers: [...first, ...built.servers] });
+    }
+  });
+});
+
+describe('example values the reference shows', () => {
+  it('never states the safe-integer bounds zod puts on every integer', () => {
+    expect(JSON.stringify(doc)).not.toMatch(/9007199254740991/);
+  });
+
+  it('gives every error response a real example that its own schema accepts', () => {
+    const checker = new ContractChecker(doc);
+    for (const [name, response] of Object.entries(doc.components.responses)) {
+      const example = response.content?.['application/json'].example as { code: string; error: string } | undefined;
+      expect(example, name).toMatchObject({ code: expect.stringMatching(/^[a-z_]+$/), error: expect.any(String) });
+      const status = Object.entries(doc.paths['/v1/clients/{client_id}']?.put?.responses ?? {}).find(([, r]) => (r as { $ref?: string }).$ref?.endsWith(`/${name}`))?.[0];
+      if (!status || status === '406') continue;
+      const raw = Buffer.from(JSON.stringify(example));
+      expect(() => checker.check({ method: 'PUT', path: '/api/external/v1/clients/x', requestHeaders: {}, requestBody: undefined, status: Number(status), responseHeaders: { 'content-type': 'application/json' }, raw, body: example }), name).not.toThrow();
     }
   });
 });

@@ -21,7 +21,7 @@ export interface OpenApiParameter {
 export interface OpenApiResponse {
   description: string;
   headers?: Record<string, { description: string; schema: JsonSchema }>;
-  content?: { 'application/json': { schema: JsonSchema } };
+  content?: { 'application/json': { schema: JsonSchema; example?: unknown } };
 }
 
 export interface OpenApiOperation {
@@ -101,7 +101,7 @@ const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
   description:
     'Makes a retry safe: a repeat with the same key, method, path and body within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice. ' +
     'The same key with another request: 422 `idempotency_key_reused`; while the first is still running: 409 `idempotency_key_in_use` (retry after `Retry-After`). Successes and 4xx answers are kept; 409, 429 and 5xx are not.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', examples: ['4f6c2a9e-0d1b-4c7e-9a53-2b8f1e6d7c40'] },
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', example: '4f6c2a9e-0d1b-4c7e-9a53-2b8f1e6d7c40' },
 };
 
 /** The path and query parameters of a route, described by the procedure's input where it says more. */
@@ -165,12 +165,12 @@ function errorComponents(usedErrors: Set<DocumentedErrorStatus>, converter: Sche
   const schemas: Record<string, JsonSchema> = { Error: converter.convert(errorEnvelope, 'output') };
   const responses: Record<string, OpenApiResponse> = {};
   for (const status of [...usedErrors].sort((a, b) => a - b)) {
-    const { name, description } = errorStatuses[status];
+    const { name, description, example } = errorStatuses[status];
     schemas[`${name}Error`] = converter.convert(errorSchemaFor(status), 'output');
     responses[name] = {
       description,
       ...(status === 429 || status === 409 ? { headers: { 'Retry-After': { description: RETRY_AFTER[status], schema: { type: 'integer', minimum: 1 } } } } : {}),
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` } } },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` }, example } },
     };
   }
   return { schemas, responses };

@@ -5,6 +5,7 @@ import { authenticate } from '../trpc/init.ts';
 import { createCaller } from '../trpc/router.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 import { jsonBody } from './body.ts';
+import { ownOriginsCors } from './cors.ts';
 import { answeredByKey, claimKey, restContextOf } from './idempotency.ts';
 import { sendError } from './respond.ts';
 import type { RestRequestParts, RestRoute } from './types.ts';
@@ -57,6 +58,7 @@ const specificity = (route: RestRoute) => (route.path.match(/\{/g) ?? []).length
 export function restRouter(services: AppServices, routes: RestRoute[]): Router {
   const router = express.Router({ strict: false, caseSensitive: true });
   const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
+  router.use(ownOriginsCors(services.config));
   router.use(claimKey(services, subdomainOf));
   router.use(jsonBody);
 

@@ -43,7 +43,7 @@ const dueInDaysDigits = z
   .regex(/^\d{1,5}$/, 'must be a string of digits, e.g. "30"')
   .transform(Number)
   .pipe(dueInDaysRange)
-  .describe('Days from issue until an invoice is due, as a string of digits: "0" to "3650"');
+  .meta({ description: 'Days from issue until an invoice is due, as a string of digits: "0" to "3650"', example: '30' });
 
 /** Optional text that may be cleared: `null` and `""` both store an empty value. */
 const clearableText = (max: number) =>

@@ -32,7 +32,10 @@ const flatAmount = amount(1_000_000_000_000);
 const billingMethod = z.enum(billingMethods, { message: `must be one of ${listOf(billingMethods)}` });
 const timeRoundUpto = z.literal(TIME_ROUND_UPTO, { message: 'must be one of 0, 6, 15, 30 (minutes)' });
 const notificationDay = z.enum(weekDays, { message: `must be one of ${listOf(weekDays)}` });
-const notificationTime = z.string({ message: 'must be a time as HH:MM' }).regex(HH_MM, 'must be a 24-hour time as HH:MM, e.g. 09:30');
+const notificationTime = z
+  .string({ message: 'must be a time as HH:MM' })
+  .regex(HH_MM, 'must be a 24-hour time as HH:MM, e.g. 09:30')
+  .meta({ example: '17:00' });
 /** An empty string or null clears the reply-to address. */
 const replyTo = z.union([z.literal('').transform(() => null), z.null(), email], { message: 'must be an e-mail address' });
 const projectUserRole = z.enum(projectUserRoles, { message: `must be one of ${listOf(projectUserRoles)}` });
