@@ -27,7 +27,7 @@ const hoursField = z
 /** A JSON object (not an array or a scalar) of at most 16 KiB once serialised. */
 const metadataField = z
   .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
-  .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised`, example: { ticket: "PROJ-142" } })
+  .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised`, example: { ticket: 'PROJ-142' } })
   .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_METADATA_BYTES, {
     message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
   });
