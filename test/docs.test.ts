@@ -46,6 +46,30 @@ describe('/docs', () => {
     expect(init.text).toContain('"validatorUrl": null');
   });
 
+  it("lets the service's own pages call the REST API across origins, and no one else", async () => {
+    const port = new URL(env.url).port;
+    const preflight = (origin: string) =>
+      send(env.url, 'OPTIONS', '/api/external/v2/team-members', {
+        host: env.alpha.host,
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key,idempotency-key' },
+      });
+    for (const origin of [`http://localhost:${port}`, `http://demo.localhost:${port}`]) {
+      const res = await preflight(origin);
+      expect(res.status, origin).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(origin);
+      expect(res.headers['access-control-allow-headers']).toMatch(/X-Api-Key.*Idempotency-Key/);
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'null']) {
+      const res = await preflight(origin);
+      expect(res.headers['access-control-allow-origin'], origin).toBeUndefined();
+    }
+    const call = await send(env.url, 'GET', '/api/external/v2/team-members', { host: env.alpha.host, key: env.alpha.key, headers: { origin: `http://localhost:${port}`, accept: 'application/json' } });
+    expect(call.status).toBe(200);
+    expect(call.headers['access-control-allow-origin']).toBe(`http://localhost:${port}`);
+    expect(call.headers['access-control-expose-headers']).toContain('Idempotent-Replayed');
+  });
+
   const launch = () =>
     chromium.launch({
       executablePath: CHROMIUM,
