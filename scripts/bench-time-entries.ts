@@ -20,7 +20,8 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
 import { addDays } from '../src/domain/time/calendar.ts';
-import { createServices } from '../src/services.ts';
+import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
+import { createServices, openWorkspaceScope } from '../src/services.ts';
 import { startServer } from '../src/server.ts';
 import { WorkspaceHandle } from '../src/workspaces/handle.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
@@ -71,8 +72,21 @@ function bodyFor(target: Target, i: number): string {
 // ---------------------------------------------------------------------------------------------
 // The two servers (each runs in a child process started by `run`).
 
-async function serveApp(dataDir: string): Promise<{ target: Target; count: () => number }> {
-  const config = loadConfig({ ...durability(), DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
+/** How the app server of a run is set up: its background jobs, and a webhook endpoint subscribed to every event. */
+export interface AppSetup {
+  jobs?: boolean;
+  webhookUrl?: string;
+}
+
+/** `--jobs` and `--webhook <url>` after `--serve app`. */
+const setupFromArgs = (argv: string[]): AppSetup => {
+  const at = argv.indexOf('--webhook');
+  return { jobs: argv.includes('--jobs'), ...(at >= 0 && argv[at + 1] ? { webhookUrl: argv[at + 1] } : {}) };
+};
+const argsOf = (setup: AppSetup) => [...(setup.jobs ? ['--jobs'] : []), ...(setup.webhookUrl ? ['--webhook', setup.webhookUrl] : [])];
+
+async function serveApp(dataDir: string, setup: AppSetup): Promise<{ target: Target; count: () => number }> {
+  const config = loadConfig({ ...durability(), DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: '1' });
   const services = createServices(config, { logger: pino({ level: 'silent' }) });
   const now = new Date();
   const ws = provisionWorkspace(services.registry, { subdomain: 'bench', timeZone: 'UTC', owner: { email: 'owner@bench.test', firstName: 'Bench', lastName: 'Owner' } }, now);
@@ -95,7 +109,8 @@ async function serveApp(dataDir: string): Promise<{ target: Target; count: () =>
       tx.insert(projectUsers).values({ id: randomUUID(), projectId: ids.project, userId, role: 'regular_user', createdAt: at, updatedAt: at }).run();
     }
   });
-  const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: false });
+  if (setup.webhookUrl) createEndpoint(openWorkspaceScope(services, handle).scope, { url: setup.webhookUrl, events: ['*'], enabled: true });
+  const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: setup.jobs ?? false });
   return {
     target: {
       url: `${server.url}/api/external/v2/time-entries`,
@@ -164,9 +179,9 @@ async function serveBare(dataDir: string): Promise<{ target: Target; count: () =
   };
 }
 
-async function child(kind: 'app' | 'bare'): Promise<void> {
+async function child(kind: 'app' | 'bare', setup: AppSetup): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), `hourbook-bench-${kind}-`));
-  const served = kind === 'app' ? await serveApp(dataDir) : await serveBare(dataDir);
+  const served = kind === 'app' ? await serveApp(dataDir, setup) : await serveBare(dataDir);
   process.send?.({ ready: served.target } satisfies FromChild);
   process.on('message', (msg) => {
     if (msg === 'count') process.send?.({ stored: served.count() } satisfies FromChild);
@@ -191,8 +206,8 @@ function nextMessage(proc: ChildProcess): Promise<FromChild> {
   });
 }
 
-async function measure(kind: 'app' | 'bare', name: string, opts: { duration: number; connections: number }): Promise<BenchFigures> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: 'inherit' });
+export async function measure(kind: 'app' | 'bare', name: string, opts: { duration: number; connections: number }, setup: AppSetup = {}): Promise<BenchFigures> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind, ...argsOf(setup)], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])], stdio: 'inherit' });
   try {
     const ready = await nextMessage(proc);
     if (!('ready' in ready)) throw new Error('bench server did not start');
@@ -250,7 +265,7 @@ export async function run(opts: { duration?: number; connections?: number } = {}
 
 const serveAt = process.argv.indexOf('--serve');
 if (serveAt >= 0) {
-  await child(process.argv[serveAt + 1] === 'bare' ? 'bare' : 'app');
+  await child(process.argv[serveAt + 1] === 'bare' ? 'bare' : 'app', setupFromArgs(process.argv));
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await run();
 }

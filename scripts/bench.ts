@@ -4,10 +4,12 @@
  */
 import { run as invoices } from './bench-invoices.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
+import { run as webhooks } from './bench-webhooks.ts';
 
 const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'time entries', run: () => timeEntries() },
   { name: 'invoice generation', run: () => invoices() },
+  { name: 'webhooks on the write path', run: () => webhooks() },
 ];
 
 for (const bench of benches) {

@@ -38,25 +38,43 @@ async function sendAll(services: AppServices, workspaceId: string, batch: DueDel
 }
 
 /**
+ * Runs the delivery bookkeeping (fan-out, claims, outcomes) without an fsync per commit. Losing
+ * them to a power cut loses nothing that matters: a lost fan-out is redone (its position rolls back
+ * with its deliveries), a lost claim expires, a lost "delivered" sends the event again (at least
+ * once). The business write that recorded the event was committed at the configured durability, and
+ * its fsync covers every commit before it. better-sqlite3 is synchronous, so no other transaction
+ * can run between the two pragmas.
+ */
+function bookkeeping<T>(handle: WorkspaceHandle, services: AppServices, work: () => T): T {
+  if (services.config.sqliteSynchronous === 'NORMAL') return work();
+  handle.sqlite.pragma('synchronous = NORMAL');
+  try {
+    return work();
+  } finally {
+    handle.sqlite.pragma(`synchronous = ${services.config.sqliteSynchronous}`);
+  }
+}
+
+/**
  * One pass of webhook delivery over one workspace: committed events become deliveries, due
  * deliveries are claimed, sent and recorded in batches. Each delivery is marked delivered right
  * after its receiver answered 2xx, in the batch's transaction, so a crash in between sends it
  * again (at least once; receivers deduplicate by `webhook-id`). Returns whether work remains.
  */
 export async function deliverWebhooks(handle: WorkspaceHandle, services: AppServices): Promise<{ more: boolean; nextDue: number }> {
-  while (runInScope(services, handle, fanOutEvents).more) {
+  while (bookkeeping(handle, services, () => runInScope(services, handle, fanOutEvents)).more) {
     // a backlog of events: the next batch at once
   }
   const workspaceId = runInScope(services, handle, (scope) => scope.workspace.id);
   for (let i = 0; i < BATCHES_PER_PASS; i++) {
     const nextDue = nextDeliveryDue(handle.db);
-    const batch = nextDue <= services.clock().getTime() ? runInScope(services, handle, (scope) => claimDueDeliveries(scope, BATCH)) : [];
+    const batch = nextDue <= services.clock().getTime() ? bookkeeping(handle, services, () => runInScope(services, handle, (scope) => claimDueDeliveries(scope, BATCH))) : [];
     if (batch.length === 0) {
-      forgetOldDeliveries(handle.db, services.clock(), FORGET_PER_PASS);
+      bookkeeping(handle, services, () => forgetOldDeliveries(handle.db, services.clock(), FORGET_PER_PASS));
       return { more: false, nextDue };
     }
     const outcomes = await sendAll(services, workspaceId, batch);
-    runInScope(services, handle, (scope) => recordOutcomes(scope, outcomes));
+    bookkeeping(handle, services, () => runInScope(services, handle, (scope) => recordOutcomes(scope, outcomes)));
   }
   return { more: true, nextDue: services.clock().getTime() };
 }
