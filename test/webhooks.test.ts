@@ -136,6 +136,8 @@ describe('delivery', () => {
     expect((first!.body.data as { client: { name: string } }).client.name).toBe('Hooked Ltd');
     expect(first!.headers['webhook-signature']).toMatch(/^v1,/);
     expect(first!.headers['content-type']).toBe('application/json');
+    // The bookkeeping commits without its own fsync, and puts the configured durability back.
+    expect(env.alpha.handle.sqlite.pragma('synchronous', { simple: true })).toBe(2); // FULL
   });
 
   it('a receiver taken down and brought back gets every event, none twice', async () => {
