@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { eq, getTableColumns } from 'drizzle-orm';
 import type { z } from 'zod';
 import { events, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
@@ -7,7 +6,7 @@ import { requireAdmin } from '../access.ts';
 import { groupBy, inIds, keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { getEndpointRow } from './queries.ts';
-import { toDeliveryRecord, type DeliveryRow } from './records.ts';
+import { pendingDelivery, toDeliveryRecord } from './records.ts';
 import type { deliveriesInput, deliveriesOutput, eventsInput, eventsOutput, redeliverInput, redeliverOutput } from './schemas.ts';
 
 /** An endpoint's deliveries in the order they were queued, each with every attempt (status, time, first 1 KB of the answer). */
@@ -45,21 +44,7 @@ export function redeliverEvent(scope: Scope, input: z.output<typeof redeliverInp
     if (!endpoint.enabled) throw unprocessable('webhook_endpoint_disabled', 'This endpoint is turned off; turn it on before redelivering to it');
     const event = tx.select({ id: events.id, type: events.type }).from(events).where(eq(events.id, input.event_id)).get();
     if (!event) throw notFound('event', `No event with id ${input.event_id} in this workspace`);
-    const at = scope.now.toISOString();
-    const row: DeliveryRow = {
-      id: randomUUID(),
-      endpointId: endpoint.id,
-      eventId: event.id,
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: at,
-      claimedAt: null,
-      lastStatusCode: null,
-      lastError: null,
-      manual: true,
-      deliveredAt: null,
-      createdAt: at,
-    };
+    const row = pendingDelivery(endpoint.id, event.id, scope.now.toISOString(), true);
     tx.insert(webhookDeliveries).values(row).run();
     scope.after('webhooks');
     return { delivery: toDeliveryRecord({ ...row, eventType: event.type }, []) };

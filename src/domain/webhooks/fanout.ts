@@ -1,11 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/index.ts';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { insertMany } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { fanoutPosition, setFanoutPosition } from './queries.ts';
-import { eventTypesOf, type DeliveryRow } from './records.ts';
+import { eventTypesOf, pendingDelivery, type DeliveryRow } from './records.ts';
 import { ALL_EVENTS } from './schemas.ts';
 
 const anyEnabled = (db: Database) => db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).limit(1).prepare();
@@ -44,20 +43,7 @@ export function fanOutEvents(scope: Scope): { events: number; more: boolean } {
     for (const event of rows) {
       for (const endpoint of endpoints) {
         if (endpoint.createdAt > event.createdAt || !(endpoint.types.has(ALL_EVENTS) || endpoint.types.has(event.type))) continue;
-        deliveries.push({
-          id: randomUUID(),
-          endpointId: endpoint.id,
-          eventId: event.id,
-          status: 'pending',
-          attempts: 0,
-          nextAttemptAt: at,
-          claimedAt: null,
-          lastStatusCode: null,
-          lastError: null,
-          manual: false,
-          deliveredAt: null,
-          createdAt: at,
-        });
+        deliveries.push(pendingDelivery(endpoint.id, event.id, at, false));
       }
     }
     insertMany(tx, webhookDeliveries, deliveries);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import type { DeliveryRecord, EndpointRecord } from './schemas.ts';
 
@@ -39,4 +40,20 @@ export const toDeliveryRecord = (row: DeliveryRow & { eventType: string }, attem
     response_body: a.responseBody,
     duration_ms: a.durationMs,
   })),
+});
+
+/** A delivery waiting for its first attempt, due at once. */
+export const pendingDelivery = (endpointId: string, eventId: string, at: string, manual: boolean): DeliveryRow => ({
+  id: randomUUID(),
+  endpointId,
+  eventId,
+  status: 'pending',
+  attempts: 0,
+  nextAttemptAt: at,
+  claimedAt: null,
+  lastStatusCode: null,
+  lastError: null,
+  manual,
+  deliveredAt: null,
+  createdAt: at,
 });
