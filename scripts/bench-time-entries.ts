@@ -22,17 +22,18 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
 import { addDays } from '../src/domain/time/calendar.ts';
-import { createServices } from '../src/services.ts';
+import { createServices, openWorkspaceScope } from '../src/services.ts';
 import { startServer } from '../src/server.ts';
 import { WorkspaceHandle } from '../src/workspaces/handle.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
 import { assertCount, printRows, record } from './bench-report.ts';
 
 const USERS = 50;
 /** Only the durability setting is taken from the environment (each child gets its own); it dominates the figures. */
 const durability = (): Record<string, string> => (process.env.SQLITE_SYNCHRONOUS ? { SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS } : {});
 const HOST = 'bench.localhost';
-const WARMUP_SECONDS = 2;
+export const WARMUP_SECONDS = 2;
 /** Entries are dated over the year before this day, so none is in the future and none is locked. */
 const LAST_DAY = '2026-11-17';
 
@@ -66,8 +67,21 @@ function bodyFor(target: Target, i: number): string {
 // ---------------------------------------------------------------------------------------------
 // The two servers (each runs in a child process started by `run`).
 
-async function serveApp(dataDir: string): Promise<{ target: Target; count: () => number }> {
-  const config = loadConfig({ ...durability(), DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
+/** How the app server of a run is set up: its background jobs, and a webhook endpoint subscribed to every event. */
+export interface AppSetup {
+  jobs?: boolean;
+  webhookUrl?: string;
+}
+
+/** `--jobs` and `--webhook <url>` after `--serve app`. */
+const setupFromArgs = (argv: string[]): AppSetup => {
+  const at = argv.indexOf('--webhook');
+  return { jobs: argv.includes('--jobs'), ...(at >= 0 && argv[at + 1] ? { webhookUrl: argv[at + 1] } : {}) };
+};
+const argsOf = (setup: AppSetup) => [...(setup.jobs ? ['--jobs'] : []), ...(setup.webhookUrl ? ['--webhook', setup.webhookUrl] : [])];
+
+async function serveApp(dataDir: string, setup: AppSetup): Promise<{ target: Target; count: () => number }> {
+  const config = loadConfig({ ...durability(), DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: '1' });
   const services = createServices(config, { logger: pino({ level: 'silent' }) });
   const now = new Date();
   const ws = provisionWorkspace(services.registry, { subdomain: 'bench', timeZone: 'UTC', owner: { email: 'owner@bench.test', firstName: 'Bench', lastName: 'Owner' } }, now);
@@ -90,7 +104,8 @@ async function serveApp(dataDir: string): Promise<{ target: Target; count: () =>
       tx.insert(projectUsers).values({ id: randomUUID(), projectId: ids.project, userId, role: 'regular_user', createdAt: at, updatedAt: at }).run();
     }
   });
-  const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: false });
+  if (setup.webhookUrl) createEndpoint(openWorkspaceScope(services, handle).scope, { url: setup.webhookUrl, events: ['*'], enabled: true });
+  const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: setup.jobs ?? false });
   return {
     target: {
       url: `${server.url}/api/external/v2/time-entries`,
@@ -159,9 +174,9 @@ async function serveBare(dataDir: string): Promise<{ target: Target; count: () =
   };
 }
 
-async function child(kind: 'app' | 'bare'): Promise<void> {
+async function child(kind: 'app' | 'bare', setup: AppSetup): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), `hourbook-bench-${kind}-`));
-  const served = kind === 'app' ? await serveApp(dataDir) : await serveBare(dataDir);
+  const served = kind === 'app' ? await serveApp(dataDir, setup) : await serveBare(dataDir);
   process.send?.({ ready: served.target } satisfies FromChild);
   process.on('message', (msg) => {
     if (msg === 'count') process.send?.({ stored: served.count() } satisfies FromChild);
@@ -186,7 +201,7 @@ function nextMessage(proc: ChildProcess): Promise<FromChild> {
   });
 }
 
-interface Served {
+export interface Served {
   kind: 'app' | 'bare';
   proc: ChildProcess;
   target: Target;
@@ -196,15 +211,15 @@ interface Served {
   next: number;
 }
 
-async function startChild(kind: 'app' | 'bare', synchronous: string): Promise<Served> {
+export async function startChild(kind: 'app' | 'bare', synchronous: string, setup: AppSetup = {}): Promise<Served> {
   const execArgv = ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])];
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind], { execArgv, stdio: 'inherit', env: { ...process.env, SQLITE_SYNCHRONOUS: synchronous } });
+  const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind, ...argsOf(setup)], { execArgv, stdio: 'inherit', env: { ...process.env, SQLITE_SYNCHRONOUS: synchronous } });
   const ready = await nextMessage(proc);
   if (!('ready' in ready)) throw new Error('bench server did not start');
   return { kind, proc, target: ready.ready, answered: 0, runs: 0, next: 0 };
 }
 
-async function load(served: Served, duration: number, connections: number) {
+export async function load(served: Served, duration: number, connections: number) {
   const { target } = served;
   const result = await autocannon({
     url: target.url,
@@ -220,14 +235,14 @@ async function load(served: Served, duration: number, connections: number) {
 }
 
 /** Every answered request was stored (requests in flight when a run stopped may be stored unanswered). */
-async function checkStored(served: Served, connections: number): Promise<void> {
+export async function checkStored(served: Served, connections: number): Promise<void> {
   served.proc.send('count');
   const stored = await nextMessage(served.proc);
   const rows = 'stored' in stored ? stored.stored : -1;
   assertCount(`${served.kind} rows stored`, rows >= served.answered && rows <= served.answered + served.runs * connections, `${served.answered} answered 2xx, ${rows} rows stored`);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * Both servers up at once, loaded in turn (A/B alternated, ROUNDS each), so both meet the same
@@ -273,7 +288,7 @@ export async function run(opts: { duration?: number; connections?: number; round
 
 const serveAt = process.argv.indexOf('--serve');
 if (serveAt >= 0) {
-  await child(process.argv[serveAt + 1] === 'bare' ? 'bare' : 'app');
+  await child(process.argv[serveAt + 1] === 'bare' ? 'bare' : 'app', setupFromArgs(process.argv));
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await run();
 }

@@ -11,11 +11,13 @@ import { run as invoices } from './bench-invoices.ts';
 import { run as reads } from './bench-reads.ts';
 import { run as ship } from './bench-ship.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
+import { run as webhooks } from './bench-webhooks.ts';
 import { run as manyWorkspaces } from './bench-workspaces.ts';
 
 const sections: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'write path', run: () => timeEntries() },
   { name: 'invoices', run: () => invoices() },
+  { name: 'webhooks on the write path', run: () => webhooks() },
   { name: 'reads', run: () => reads() },
   { name: 'many workspaces', run: () => manyWorkspaces() },
   { name: 'shipping: start-up, cold open, backup and move', run: () => ship() },

@@ -37,6 +37,10 @@ export interface Config {
   haproxyMap: string | undefined;
   /** Where Litestream replicates each workspace, e.g. `s3://bucket/hourbook` or `file:///var/backups/replica`. */
   litestreamReplica: string | undefined;
+  /** The server secret: when set, webhook signing secrets are stored encrypted with keys derived from it. */
+  secretKey: string | undefined;
+  /** Webhooks may be delivered to private, loopback and link-local addresses (tests, on-premise receivers). */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -97,6 +101,9 @@ function clusterNodes(value: string | undefined, problems: Problems): Map<string
   return nodes;
 }
 
+/** A flag variable: set and not `0`, `false` or `no`. */
+const isOn = (value: string | undefined) => value !== undefined && !['0', 'false', 'no'].includes(value.toLowerCase());
+
 /**
  * Without PUBLIC_URL, links point at the address the server answers on: `http://{subdomain}.` +
  * BASE_DOMAIN + `:PORT` (no port for 80), so changing either never leaves mail with dead links.
@@ -115,6 +122,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (mailFrom.length < 3) problems.push('MAIL_FROM: must be an address such as hourbook <no-reply@example.com>');
   const clusterSecret = env.CLUSTER_SECRET;
   if (clusterSecret !== undefined && clusterSecret.length < 32) problems.push('CLUSTER_SECRET: must be at least 32 characters (e.g. openssl rand -hex 32)');
+  const secretKey = env.SECRET_KEY;
+  if (secretKey !== undefined && secretKey.length < 32) problems.push('SECRET_KEY: must be at least 32 characters (e.g. `openssl rand -base64 32`)');
   const config: Config = {
     port,
     host: env.HOST ?? '127.0.0.1',
@@ -125,7 +134,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     mailFrom,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS ?? 'FULL', ['FULL', 'NORMAL'], problems),
     commitDelayMs: integer('COMMIT_DELAY_MS', env.COMMIT_DELAY_MS ?? '0', 0, 1000, problems),
-    trustProxy: env.TRUST_PROXY !== undefined && !['0', 'false', 'no'].includes(env.TRUST_PROXY.toLowerCase()),
+    trustProxy: isOn(env.TRUST_PROXY),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL ?? 'info', LOG_LEVELS, problems),
     corsOrigins: (env.CORS_ORIGINS ?? '')
       .split(',')
@@ -138,6 +147,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     haproxySocket: env.HAPROXY_SOCKET,
     haproxyMap: env.HAPROXY_MAP,
     litestreamReplica: env.LITESTREAM_REPLICA_URL,
+    secretKey,
+    webhookAllowPrivate: isOn(env.WEBHOOK_ALLOW_PRIVATE),
   };
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return config;

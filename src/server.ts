@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
-import { LOGO_BODY_BYTES } from './domain/workspace/logo.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
@@ -14,13 +12,11 @@ import { mountOps, type Ops } from './ops/mount.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
-import { MAX_BODY_BYTES } from './rest/body.ts';
 import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import type { AppServices } from './services.ts';
-import { contextFor, hostOf } from './trpc/context.ts';
-import { retryAfterMeta, toAppError } from './trpc/errors.ts';
-import { appRouter } from './trpc/router.ts';
+import { hostOf } from './trpc/context.ts';
+import { trpcHttp } from './trpc/http.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -65,23 +61,10 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
   app.use(stripeWebhookRouter(services, (req) => workspaceOfRequest(services, req)));
 
   const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
-  app.use(
-    '/trpc',
-    cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }),
-    createExpressMiddleware({
-      router: appRouter,
-      // Room for a 1 MB logo as base64 (workspace.updateIdentity); REST keeps 1 MiB.
-      maxBodySize: Math.max(MAX_BODY_BYTES, LOGO_BODY_BYTES),
-      responseMeta: retryAfterMeta,
-      createContext: ({ req, res }) => contextFor(services, req, String(res.getHeader('x-request-id') ?? ''), subdomainOf),
-      onError: ({ error, ctx }) => {
-        if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
-      },
-    }),
-  );
+  app.use('/trpc', cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }), ...trpcHttp(services, subdomainOf));
 
-  // Public, before the REST router (which would demand a key); the document is built once, when first asked for.
-  app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config)));
+  // Public, before the REST router (which would demand a key); the document is built when first asked for.
+  app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config), services.config));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(publicInvoiceRouter(services));

@@ -3,6 +3,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { publicUrlFor, type Config } from './config.ts';
 import { openScope, type Effect, type OpenScope, type Scope } from './domain/scope.ts';
 import type { ActingUser } from './domain/team-members/acting-user.ts';
+import { secretBox, type SecretBox } from './domain/webhooks/secret.ts';
 import { createLogger } from './logger.ts';
 import type { WorkspaceHandle } from './workspaces/handle.ts';
 import { workspaceInfo } from './workspaces/info.ts';
@@ -16,6 +17,8 @@ export interface AppServices {
   clock: Clock;
   logger: Logger;
   rateLimiter: RateLimiter;
+  /** Seals and opens the secrets workspaces keep for signing (keyed by `SECRET_KEY` when set). */
+  secrets: SecretBox;
   /**
    * Runs a job's pass for one workspace soon (after a commit that gave it work). A no-op until the
    * server starts its jobs; the command line and tests without jobs leave it so.
@@ -30,6 +33,7 @@ export function createServices(config: Config, opts: { clock?: Clock; logger?: L
     clock: opts.clock ?? systemClock,
     logger: opts.logger ?? createLogger(config.logLevel),
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),
+    secrets: secretBox(config.secretKey),
     wake: () => {},
   };
 }
@@ -57,6 +61,7 @@ export function openWorkspaceScope(
       workspace: workspaceInfo(handle),
       now: services.clock(),
       links: { publicBase: publicUrlFor(services.config, handle.subdomain), messageIdDomain: domainOfAddress(services.config.mailFrom) },
+      secrets: services.secrets,
       actor: opts.actor ?? null,
       commits: handle.commits,
       shareCommit: opts.shareCommit ?? false,

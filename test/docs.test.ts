@@ -46,11 +46,38 @@ describe('/docs', () => {
     expect(init.text).toContain('"validatorUrl": null');
   });
 
-  it.skipIf(!hasChromium)('renders the operations in a real browser', async () => {
-    const browser = await chromium.launch({
+  it("lets the service's own pages call the REST API across origins, and no one else", async () => {
+    const port = new URL(env.url).port;
+    const preflight = (origin: string) =>
+      send(env.url, 'OPTIONS', '/api/external/v2/team-members', {
+        host: env.alpha.host,
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key,idempotency-key' },
+      });
+    for (const origin of [`http://localhost:${port}`, `http://demo.localhost:${port}`]) {
+      const res = await preflight(origin);
+      expect(res.status, origin).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(origin);
+      expect(res.headers['access-control-allow-headers']).toMatch(/X-Api-Key.*Idempotency-Key/);
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+    }
+    for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'null']) {
+      const res = await preflight(origin);
+      expect(res.headers['access-control-allow-origin'], origin).toBeUndefined();
+    }
+    const call = await send(env.url, 'GET', '/api/external/v2/team-members', { host: env.alpha.host, key: env.alpha.key, headers: { origin: `http://localhost:${port}`, accept: 'application/json' } });
+    expect(call.status).toBe(200);
+    expect(call.headers['access-control-allow-origin']).toBe(`http://localhost:${port}`);
+    expect(call.headers['access-control-expose-headers']).toContain('Idempotent-Replayed');
+  });
+
+  const launch = () =>
+    chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
+
+  it.skipIf(!hasChromium)('renders the operations in a real browser', async () => {
+    const browser = await launch();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
       const offsite: string[] = [];
@@ -68,7 +95,7 @@ describe('/docs', () => {
       const normalized = paths.map((p) => p.replace(/\u200b/g, '').trim());
       expect(normalized).toContain('/v2/team-members');
       expect(normalized).toContain('/v1/team_members/{team_member_id}');
-      expect(normalized).toHaveLength(18);
+      expect(normalized).toHaveLength(24); // the 18 of the spec and 6 extensions
       expect(await page.locator('.info .title').textContent()).toContain('hourbook external API');
 
       const shot = join(mkdtempSync(join(tmpdir(), 'hourbook-docs-')), 'docs.png');
@@ -82,5 +109,54 @@ describe('/docs', () => {
     } finally {
       await browser.close();
     }
+  }, 60_000);
+
+  /**
+   * Opens /docs at `origin`, authorizes with `key`, runs "Try it out" on the v2 team member list and
+   * returns the request the page sent and the answer it showed.
+   */
+  async function tryTeamMembers(origin: string, key: string) {
+    const browser = await launch();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+      const sent: { url: string; accept: string | undefined }[] = [];
+      page.on('request', (req) => {
+        if (req.url().includes('/team-members')) sent.push({ url: req.url(), accept: req.headers().accept });
+      });
+      await page.goto(`${origin}/docs/`);
+      const op = page.locator('#operations-Team_members-listTeamMembersV2');
+      await op.locator('.opblock-summary').click();
+      await page.locator('button.authorize').first().click();
+      await page.locator('.modal-ux input[type=text]').fill(key);
+      await page.locator('.modal-ux button.authorize').click();
+      await page.locator('.modal-ux button.btn-done').click();
+      await op.locator('button.try-out__btn').click();
+      await op.locator('button.execute').click();
+      const status = op.locator('.live-responses-table tbody .response-col_status').first();
+      await status.waitFor();
+      const shot = join(mkdtempSync(join(tmpdir(), 'hourbook-docs-try-')), 'try.png');
+      await op.screenshot({ path: shot });
+      console.info(`docs "Try it out" screenshot: ${shot}`);
+      return { sent, status: (await status.textContent())?.trim(), body: await op.locator('.live-responses-table tbody .microlight').first().textContent() };
+    } finally {
+      await browser.close();
+    }
+  }
+
+  it.skipIf(!hasChromium)('"Try it out" works on a workspace host: same-origin, Accept: application/json', async () => {
+    const port = new URL(env.url).port;
+    const result = await tryTeamMembers(`http://alpha.localhost:${port}`, env.alpha.key);
+    expect(result.sent).toEqual([{ url: `http://alpha.localhost:${port}/api/external/v2/team-members`, accept: 'application/json' }]);
+    expect(result.status).toBe('200');
+    expect(result.body).toContain(env.alpha.ownerEmail);
+  }, 60_000);
+
+  it.skipIf(!hasChromium)('"Try it out" works from the bare host the demo prints, against the demo workspace', async () => {
+    const port = new URL(env.url).port;
+    const demo = env.workspace('demo');
+    const result = await tryTeamMembers(`http://localhost:${port}`, demo.key);
+    expect(result.sent).toEqual([{ url: `http://demo.localhost:${port}/api/external/v2/team-members`, accept: 'application/json' }]);
+    expect(result.status).toBe('200');
+    expect(result.body).toContain(demo.ownerEmail);
   }, 60_000);
 });

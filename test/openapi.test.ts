@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../src/config.ts';
-import { buildOpenApiDocument, serverUrl, type OpenApiDocument, type OpenApiOperation } from '../src/openapi/document.ts';
+import { buildOpenApiDocument, EXTENSIONS_TAG, serverUrl, type OpenApiDocument, type OpenApiOperation } from '../src/openapi/document.ts';
 import { SchemaConverter, type JsonSchema } from '../src/openapi/json-schema.ts';
 import { restRoutes } from '../src/rest/routes/index.ts';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
@@ -31,7 +31,19 @@ const SPEC_OPERATIONS = [
   [18, 'PATCH', '/v1/team_members/{team_member_id}', 200],
 ] as const;
 
+/** The operations the vendor publishes beyond the 18 (route table rows marked `extension`). */
+const EXTENSION_OPERATIONS = [
+  ['POST', '/v1/clients', 200],
+  ['PATCH', '/v2/clients/{client_id}', 200],
+  ['GET', '/v1/projects/{project_id}', 200],
+  ['PATCH', '/v1/projects/{project_id}/project_users/{project_user_id}', 200],
+  ['PATCH', '/v2/projects/{project_id}/project-users/{project_user_id}', 200],
+  ['POST', '/v1/clients/{client_id}/invoices', 200],
+] as const;
+
 const specKeys = SPEC_OPERATIONS.map(([, method, path, status]) => `${method} ${path} ${status}`).sort();
+const extensionKeys = EXTENSION_OPERATIONS.map(([method, path, status]) => `${method} ${path} ${status}`).sort();
+const keyOf = (method: string, path: string, status: unknown) => `${method} ${path} ${status}`;
 
 const config = loadConfig({});
 const doc = buildOpenApiDocument(restRoutes, config);
@@ -53,12 +65,35 @@ describe('the generated OpenAPI document', () => {
     expect(doc.info.version).toBe('2.0.0');
   });
 
-  it('lists exactly the 18 operations of the spec, and so does the route table', () => {
-    const documented = operations(doc).map(({ method, path, op }) => `${method} ${path} ${successStatus(op)}`);
-    expect(documented.sort()).toEqual(specKeys);
-    const table = restRoutes.map((r) => `${r.method} /${r.version}${r.path} ${r.status}`);
-    expect(table.sort()).toEqual(specKeys);
-    expect(restRoutes.map((r) => r.endpoint).sort((a, b) => a - b)).toEqual(SPEC_OPERATIONS.map(([n]) => n));
+  it('lists exactly the 18 operations of the spec plus the extensions, and so does the route table', () => {
+    const documented = operations(doc);
+    const spec = documented.filter(({ op }) => op['x-spec-endpoint'] !== undefined);
+    const extensions = documented.filter(({ op }) => op['x-extension'] === true);
+    expect(spec.length + extensions.length).toBe(documented.length);
+    expect(spec.map(({ method, path, op }) => keyOf(method, path, successStatus(op))).sort()).toEqual(specKeys);
+    expect(extensions.map(({ method, path, op }) => keyOf(method, path, successStatus(op))).sort()).toEqual(extensionKeys);
+    // Each spec operation carries its own endpoint number.
+    for (const { method, path, op } of spec) {
+      const row = SPEC_OPERATIONS.find(([n]) => n === op['x-spec-endpoint'])!;
+      expect(keyOf(method, path, successStatus(op)), op.operationId).toBe(keyOf(row[1], row[2], row[3]));
+    }
+
+    const tableSpec = restRoutes.filter((r) => !r.extension);
+    const tableExtensions = restRoutes.filter((r) => r.extension);
+    expect(tableSpec.map((r) => keyOf(r.method, `/${r.version}${r.path}`, r.status)).sort()).toEqual(specKeys);
+    expect(tableExtensions.map((r) => keyOf(r.method, `/${r.version}${r.path}`, r.status)).sort()).toEqual(extensionKeys);
+    expect(tableSpec.map((r) => r.endpoint).sort((a, b) => a! - b!)).toEqual(SPEC_OPERATIONS.map(([n]) => n));
+    for (const r of tableSpec) {
+      const row = SPEC_OPERATIONS.find(([n]) => n === r.endpoint)!;
+      expect(keyOf(r.method, `/${r.version}${r.path}`, r.status), `endpoint ${r.endpoint}`).toBe(keyOf(row[1], row[2], row[3]));
+    }
+  });
+
+  it('puts every extension, and only the extensions, under their own tag', () => {
+    const tagged = operations(doc).filter(({ op }) => op.tags[0] === EXTENSIONS_TAG);
+    expect(tagged.map(({ op }) => op.operationId).sort()).toEqual(restRoutes.filter((r) => r.extension).map((r) => r.operationId).sort());
+    for (const { op } of tagged) expect(op.description).toMatch(/an extension beyond the specification's 18 operations/);
+    expect(doc.tags.at(-1)).toEqual({ name: EXTENSIONS_TAG, description: expect.stringContaining('beyond') });
   });
 
   it('gives every operation a unique operationId, a summary, a tag and its version', () => {
@@ -102,6 +137,7 @@ describe('the generated OpenAPI document', () => {
     for (const path of ['/v2/team-members', '/v1/team_members']) {
       const op = doc.paths[path]?.get as OpenApiOperation;
       expect(op.parameters.filter((p) => p.in === 'query').map((p) => [p.name, p.required])).toEqual([
+        ['email', false],
         ['page_number', false],
         ['page_size', false],
       ]);
@@ -146,7 +182,7 @@ describe('the generated OpenAPI document', () => {
 
   it('documents 406 and the Accept rule for endpoints 16-18 only', () => {
     for (const { op } of operations(doc)) {
-      const requiresAccept = [16, 17, 18].includes(op['x-spec-endpoint']);
+      const requiresAccept = [16, 17, 18].includes(op['x-spec-endpoint'] ?? 0);
       expect('406' in op.responses, op.operationId).toBe(requiresAccept);
       expect(op.description.includes('Accept: application/json'), op.operationId).toBe(requiresAccept);
     }
@@ -216,12 +252,41 @@ describe('GET /api/external/openapi.json', () => {
   });
   afterAll(() => env.close());
 
-  it('serves the document without a key, on any host', async () => {
-    for (const host of [env.alpha.host, 'localhost', 'nowhere.localhost']) {
+  it('serves the document without a key, on any host, headed by a server for the address it was read from', async () => {
+    const built = JSON.parse(JSON.stringify(buildOpenApiDocument(restRoutes, env.config))) as OpenApiDocument;
+    const port = new URL(env.url).port;
+    const cases: [string, unknown[]][] = [
+      // A workspace host: that workspace, same-origin.
+      [env.alpha.host, [{ url: '/api/external', description: expect.stringContaining('This workspace') }]],
+      ['nowhere.localhost', [{ url: '/api/external', description: expect.any(String) }]],
+      // The bare host the demo prints: a workspace of that host and port by its subdomain.
+      [`localhost:${port}`, [{ url: `http://{subdomain}.localhost:${port}/api/external`, description: expect.any(String), variables: { subdomain: { default: 'demo', description: expect.any(String) } } }]],
+      // Anything else: the configured server only.
+      ['elsewhere.example.com', []],
+    ];
+    for (const [host, first] of cases) {
       const res = await send(env.url, 'GET', '/api/external/openapi.json', { host });
       expect(res.status, host).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(restRoutes, env.config))));
+      expect(res.body, host).toEqual({ ...built, servers: [...first, ...built.servers] });
+    }
+  });
+});
+
+describe('example values the reference shows', () => {
+  it('never states the safe-integer bounds zod puts on every integer', () => {
+    expect(JSON.stringify(doc)).not.toMatch(/9007199254740991/);
+  });
+
+  it('gives every error response a real example that its own schema accepts', () => {
+    const checker = new ContractChecker(doc);
+    for (const [name, response] of Object.entries(doc.components.responses)) {
+      const example = response.content?.['application/json'].example as { code: string; error: string } | undefined;
+      expect(example, name).toMatchObject({ code: expect.stringMatching(/^[a-z_]+$/), error: expect.any(String) });
+      const status = Object.entries(doc.paths['/v1/clients/{client_id}']?.put?.responses ?? {}).find(([, r]) => (r as { $ref?: string }).$ref?.endsWith(`/${name}`))?.[0];
+      if (!status || status === '406') continue;
+      const raw = Buffer.from(JSON.stringify(example));
+      expect(() => checker.check({ method: 'PUT', path: '/api/external/v1/clients/x', requestHeaders: {}, requestBody: undefined, status: Number(status), responseHeaders: { 'content-type': 'application/json' }, raw, body: example }), name).not.toThrow();
     }
   });
 });

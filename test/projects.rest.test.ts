@@ -250,11 +250,15 @@ describe('POST v1 /projects (endpoint 11)', () => {
       }
     });
 
-    it('flat_amount is refused on projects that are not fixed-price', async () => {
+    it('flat_amount on a project that is not fixed-price is kept and answered as stored (the vendor publishes such bodies)', async () => {
       const res = await create(hourly({ flat_amount: 100 }));
-      expect(res.status).toBe(422);
-      expect(res.body.details).toEqual([{ path: 'project.flat_amount', message: expect.stringContaining('fixed_price_project') }]);
-      expect((await create(hourly({ flat_amount: null }))).status).toBe(200);
+      expect(res.status).toBe(200);
+      expect(res.body.project).toMatchObject({ billing_method: 'hourly_project_rate', flat_amount: '100.00' });
+      expect((await create(hourly({ flat_amount: null }))).body.project.flat_amount).toBeNull();
+      expect((await create(hourly({ flat_amount: 0 }))).body.project.flat_amount).toBe('0.00');
+      const bad = await create(hourly({ flat_amount: 1.005 }));
+      expect(bad.status).toBe(422);
+      expect(bad.body.details).toEqual([{ path: 'project.flat_amount', message: 'must have at most 2 decimals in USD' }]);
     });
 
     it('amounts: negative, non-numbers and more decimals than the currency → 422 naming the field', async () => {
@@ -284,7 +288,7 @@ describe('POST v1 /projects (endpoint 11)', () => {
         'project.time_round_upto',
         'project.timesheet_approval_email_notification_time',
       ]);
-      const rules = await create(hourly({ hourly_rate: 0, flat_amount: 3, autolock_enabled: true }));
+      const rules = await create(hourly({ hourly_rate: 0, flat_amount: 3.001, autolock_enabled: true }));
       expect(rules.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
         'project.autolock_settings',
         'project.flat_amount',
@@ -539,10 +543,11 @@ describe('PATCH v1 /projects/{project_id} (endpoint 10)', () => {
     // Still fixed-price: the flat amount cannot be removed.
     expect((await update(projectId, { flat_amount: null })).status).toBe(422);
     expect((await update(projectId, { flat_amount: 0 })).status).toBe(422);
-    // Back to hourly: the stored rate (120) satisfies the rule and the flat amount goes away.
+    // Back to hourly: the stored rate (120) satisfies the rule; the flat amount stays stored (not billed).
     const back = await update(projectId, { billing_method: 'hourly_project_rate' });
     expect(back.status).toBe(200);
-    expect(back.body.project).toMatchObject({ billing_method: 'hourly_project_rate', hourly_rate: 120, flat_amount: null });
+    expect(back.body.project).toMatchObject({ billing_method: 'hourly_project_rate', hourly_rate: 120, flat_amount: '999.90' });
+    expect((await update(projectId, { flat_amount: null })).body.project.flat_amount).toBeNull();
     expect((await update(projectId, { hourly_rate: 0 })).body.details[0].path).toBe('project.hourly_rate');
     const person = await update(projectId, { billing_method: 'hourly_person_rate', hourly_rate: 0 });
     expect(person.status).toBe(200);

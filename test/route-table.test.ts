@@ -34,6 +34,7 @@ let seeds: { alpha: Seed; beta: Seed };
 const PARAMS: Record<string, (s: Seed) => string> = {
   client_id: (s) => s.client.id,
   project_id: (s) => s.project.id,
+  project_user_id: (s) => s.projectUser.id,
   recipient_id: (s) => s.recipient.id,
   team_member_id: (s) => s.member.id,
 };
@@ -53,6 +54,11 @@ const BODIES: Record<string, (s: Seed) => Record<string, unknown>> = {
   updateClientV1: () => ({ client: { name: 'Route Table' } }),
   updateClientStatusV1: (s) => ({ client_ids: [s.client.id], status: 'archived' }),
   updateTeamMemberV1: () => ({ first_name: 'Route' }),
+  createClientV1: () => ({ client: { name: 'Route Table Co' } }),
+  updateClientV2: () => BODIES.updateClientV1!({} as Seed),
+  updateProjectUserV2: (s) => ({ project_user: { role: 'project_manager' }, email: s.ownerEmail }),
+  updateProjectUserV1: (s) => BODIES.updateProjectUserV2!(s),
+  createInvoiceV1: (s) => BODIES.createInvoiceV2!(s),
 };
 
 const paramsOf = (route: RestRoute) => [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);

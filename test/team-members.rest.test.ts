@@ -75,6 +75,22 @@ describe.each(['/api/external/v2/team-members', '/api/external/v1/team_members']
     expect(res.status).toBe(200);
   });
 
+  it('filters by email (the vendor documents the parameter), ignoring case, paged like the whole list', async () => {
+    const res = await env.alpha.api.get(`${path}?email=${encodeURIComponent(' M7@ALPHA.test ')}`, JSON_ACCEPT);
+    expect(res.status).toBe(200);
+    expect(res.body.team_members.map((m: { email: string }) => m.email)).toEqual(['m7@alpha.test']);
+    expect(res.body.pagination).toEqual({ total_records: 1, total_pages: 1, current_page: 1, page_size: 1 });
+    const paged = await env.alpha.api.get(`${path}?email=m7@alpha.test&page_number=1&page_size=10`, JSON_ACCEPT);
+    expect(paged.body.pagination).toEqual({ total_records: 1, total_pages: 1, current_page: 1, page_size: 10 });
+    const none = await env.alpha.api.get(`${path}?email=nobody@alpha.test`, JSON_ACCEPT);
+    expect(none.body).toEqual({ team_members: [], pagination: { total_records: 0, total_pages: 1, current_page: 1, page_size: 0 } });
+    // Another workspace's address finds nothing here.
+    expect((await env.alpha.api.get(`${path}?email=owner@beta.test`, JSON_ACCEPT)).body.team_members).toEqual([]);
+    const bad = await env.alpha.api.get(`${path}?email=not-an-address`, JSON_ACCEPT);
+    expect(bad.status).toBe(422);
+    expect(bad.body.details[0].path).toBe('email');
+  });
+
   it("never lists another workspace's members", async () => {
     const res = await env.beta.api.get(path, JSON_ACCEPT);
     expect(res.body.team_members.map((m: { email: string }) => m.email)).toEqual(['owner@beta.test']);

@@ -62,6 +62,23 @@ export const COMMANDS: CommandRow[] = [
     serves: true,
     load: async () => (await import('./litestream.ts')).replicate,
   },
+  {
+    words: 'webhook add',
+    args: '<subdomain> --url U [--events a.b,c.d|*] [--description D] [--disabled] [--json]',
+    load: async () => (await import('./webhook.ts')).add,
+  },
+  { words: 'webhook list', args: '<subdomain> [--json]', load: async () => (await import('./webhook.ts')).list },
+  { words: 'webhook remove', args: '<subdomain> <endpoint-id>', load: async () => (await import('./webhook.ts')).remove },
+  { words: 'webhook enable', args: '<subdomain> <endpoint-id>', load: async () => (await import('./webhook.ts')).enable },
+  { words: 'webhook disable', args: '<subdomain> <endpoint-id>', load: async () => (await import('./webhook.ts')).disable },
+  { words: 'webhook rotate-secret', args: '<subdomain> <endpoint-id> [--json]', load: async () => (await import('./webhook.ts')).rotateSecret },
+  {
+    words: 'webhook deliveries',
+    args: '<subdomain> <endpoint-id> [--event E] [--status pending|delivered|failed] [--limit N] [--cursor C] [--json]',
+    load: async () => (await import('./webhook.ts')).deliveries,
+  },
+  { words: 'webhook redeliver', args: '<subdomain> <endpoint-id> <event-id> [--json]', load: async () => (await import('./webhook.ts')).redeliver },
+  { words: 'webhook events', args: '<subdomain> [--type T] [--limit N] [--cursor C] [--json]', load: async () => (await import('./webhook.ts')).events },
 ];
 
 const usageOf = (rows: CommandRow[]) => rows.map((r) => `  hourbook ${r.words}${r.args ? ` ${r.args}` : ''}`).join('\n');

@@ -36,7 +36,7 @@ export const email = z
   .pipe(z.email({ message: 'must be a valid e-mail address' }))
   .transform(normalizeEmail)
   // Not `format: email` in the OpenAPI document: surrounding white space is accepted and trimmed.
-  .meta({ description: 'An e-mail address; surrounding white space is trimmed and the domain lower-cased' });
+  .meta({ description: 'An e-mail address; surrounding white space is trimmed and the domain lower-cased', example: 'jane@example.com' });
 
 const zoneCache = new Map<string, string | null>();
 /** ICU's zone names by lower-case spelling, to fix the case of `europe/berlin`. */
@@ -73,7 +73,8 @@ export const timeZone = z
       return z.NEVER;
     }
     return zone;
-  });
+  })
+  .meta({ example: 'Europe/Berlin' });
 
 const currencies = new Set(Intl.supportedValuesOf('currency'));
 
@@ -81,7 +82,8 @@ export const currency = z
   .string({ message: 'must be a currency code' })
   .trim()
   .toUpperCase()
-  .refine((c) => currencies.has(c), { message: 'must be an ISO 4217 currency code such as USD or EUR' });
+  .refine((c) => currencies.has(c), { message: 'must be an ISO 4217 currency code such as USD or EUR' })
+  .meta({ example: 'USD' });
 
 
 /** `YYYY-MM-DD` that names a real calendar day. */
@@ -106,7 +108,7 @@ export const flexibleDate = z.string({ message: 'must be a date' }).transform((v
     return z.NEVER;
   }
   return iso;
-});
+}).meta({ example: '2026-11-18' });
 
 /** An ISO 8601 date-time, for `updated_since`; normalised to UTC with milliseconds. */
 export const dateTime = z.iso

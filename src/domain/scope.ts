@@ -1,6 +1,7 @@
 import type { Database, Transaction } from '../db/index.ts';
 import type { WorkspaceInfo } from '../workspaces/info.ts';
 import type { ActingUser } from './team-members/acting-user.ts';
+import type { SecretBox } from './webhooks/secret.ts';
 
 /**
  * The one calling convention of the domain: every operation is `operation(scope, input)`.
@@ -24,6 +25,8 @@ export interface Scope {
   /** The instant of this call; every rule reads time from here, so tests can set it. */
   readonly now: Date;
   readonly links: Links;
+  /** How secrets that must be read again (webhook signing secrets) are stored. */
+  readonly secrets: SecretBox;
   /** A value built once per open workspace file, e.g. a module's prepared statements. */
   statements<T>(build: (db: Database) => T): T;
   /**
@@ -70,6 +73,7 @@ interface ScopeSource {
   workspace: WorkspaceInfo;
   now: Date;
   links: Links;
+  secrets: SecretBox;
   actor?: ActingUser | null;
   commits: Commits;
   /**
@@ -80,6 +84,9 @@ interface ScopeSource {
   shareCommit?: boolean;
 }
 
+/** Work a door adds to the call's transaction, given what the transaction's work returned. */
+export type CommitHook = (tx: Transaction, result: unknown) => void;
+
 export interface OpenScope {
   scope: Scope;
   /**
@@ -89,11 +96,18 @@ export interface OpenScope {
   durable(): Promise<void>;
   /** Hands the effects the call registered to `run`; call it once the operation has returned. */
   settle(): void;
+  /**
+   * Runs `hook` inside the call's first write transaction, right before it commits, with what the
+   * operation's work returned: a door records its answer atomically with the change (idempotency
+   * keys) without the domain knowing of it. A hook runs once; a call that never writes never runs it.
+   */
+  beforeCommit(hook: CommitHook): void;
 }
 
 export function openScope(source: ScopeSource, run: (effect: Effect) => void): OpenScope {
   const effects = new Set<Effect>();
   const commits: Promise<void>[] = [];
+  const hooks: CommitHook[] = [];
   let current: Transaction | null = null;
   const scope: Scope = {
     db: source.db,
@@ -101,6 +115,7 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
     actor: source.actor ?? null,
     now: source.now,
     links: source.links,
+    secrets: source.secrets,
     statements: source.memo,
     write(work) {
       if (current) return work(current);
@@ -110,7 +125,9 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
         (tx) => {
           current = tx;
           try {
-            return work(tx);
+            const result = work(tx);
+            for (const hook of hooks.splice(0)) hook(tx, result);
+            return result;
           } finally {
             current = null;
           }
@@ -134,6 +151,9 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
     settle() {
       for (const effect of effects) run(effect);
       effects.clear();
+    },
+    beforeCommit(hook) {
+      hooks.push(hook);
     },
   };
 }

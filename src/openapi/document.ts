@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { RestRoute } from '../rest/types.ts';
 import { errorSchemaFor, errorStatuses, errorStatusesOf, errorEnvelope, hasRequestBody, type DocumentedErrorStatus } from './errors.ts';
 import { isEmptyObjectSchema, mergeObjectSchemas, omitProperties, propertiesOf, SchemaConverter, type JsonSchema } from './json-schema.ts';
-import { procedureSchemas } from './procedures.ts';
+import { procedureSchemas } from '../trpc/procedure-schemas.ts';
 
 /** The version the spec gives the v2 interface; v1 operations are the older version. */
 export const API_VERSION = '2.0.0';
@@ -12,7 +12,7 @@ export type OpenApiMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface OpenApiParameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -21,7 +21,7 @@ export interface OpenApiParameter {
 export interface OpenApiResponse {
   description: string;
   headers?: Record<string, { description: string; schema: JsonSchema }>;
-  content?: { 'application/json': { schema: JsonSchema } };
+  content?: { 'application/json': { schema: JsonSchema; example?: unknown } };
 }
 
 export interface OpenApiOperation {
@@ -34,7 +34,10 @@ export interface OpenApiOperation {
   requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
   responses: Record<string, OpenApiResponse | { $ref: string }>;
   'x-api-version': 'v1' | 'v2';
-  'x-spec-endpoint': number;
+  /** The spec's endpoint number (1-18); extensions have none. */
+  'x-spec-endpoint'?: number;
+  /** An operation the vendor publishes beyond the spec's 18. */
+  'x-extension'?: true;
 }
 
 export interface OpenApiDocument {
@@ -42,7 +45,7 @@ export interface OpenApiDocument {
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string; variables?: Record<string, { default: string; description: string }> }[];
   security: Record<string, string[]>[];
-  tags: { name: string }[];
+  tags: { name: string; description?: string }[];
   paths: Record<string, Partial<Record<OpenApiMethod, OpenApiOperation>>>;
   components: {
     securitySchemes: Record<string, { type: 'apiKey'; in: 'header'; name: string; description: string }>;
@@ -73,15 +76,33 @@ const INFO_DESCRIPTION = [
   '(`details` only for validation failures); branch on `code`.',
 ].join('\n');
 
+/** The one tag of every operation beyond the spec's 18, so a reader sees at once what is extra. */
+export const EXTENSIONS_TAG = 'Extensions (beyond the published 18 operations)';
+const EXTENSIONS_DESCRIPTION =
+  "Operations the vendor's public documentation shows beyond the specification's 18, served over the same procedures with the same authentication, role rules and error envelope.";
+
+const tagOf = (route: RestRoute) => route.tag ?? EXTENSIONS_TAG;
+
 function describe(route: RestRoute): string {
-  const lines = [
-    route.version === 'v1'
-      ? `v1 (the older version) — endpoint ${route.endpoint} of the specification.`
-      : `v2 (${API_VERSION}) — endpoint ${route.endpoint} of the specification.`,
-  ];
+  const version = route.version === 'v1' ? 'v1 (the older version)' : `v2 (${API_VERSION})`;
+  const origin = route.extension
+    ? "an extension beyond the specification's 18 operations (the vendor's documentation publishes it)."
+    : `endpoint ${route.endpoint} of the specification.`;
+  const lines = [`${version} — ${origin}`];
   if (route.requireJsonAccept) lines.push('', 'Requires the header `Accept: application/json`; without it the answer is 406 `not_acceptable`.');
   return lines.join('\n');
 }
+
+/** Every write takes an optional idempotency key (docs/idempotency.md). */
+const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a repeat with the same key, method, path and body within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of running twice. ' +
+    'The same key with another request: 422 `idempotency_key_reused`; while the first is still running: 409 `idempotency_key_in_use` (retry after `Retry-After`). Successes and 4xx answers are kept; 409, 429 and 5xx are not.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', example: '4f6c2a9e-0d1b-4c7e-9a53-2b8f1e6d7c40' },
+};
 
 /** The path and query parameters of a route, described by the procedure's input where it says more. */
 function parametersOf(route: RestRoute, inputProperties: Record<string, JsonSchema>, converter: SchemaConverter) {
@@ -107,16 +128,17 @@ function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: S
   const procedure = procedureSchemas(route.procedure);
   const input = mergeObjectSchemas(procedure.inputs.map((s) => converter.convert(s, 'input')));
   const { parameters, queryNames } = parametersOf(route, propertiesOf(input), converter);
+  if (route.method !== 'GET') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   const operation: OpenApiOperation = {
     operationId: route.operationId,
     summary: route.summary,
     description: describe(route),
-    tags: [route.tag],
+    tags: [tagOf(route)],
     deprecated: false,
     parameters,
     responses: {},
     'x-api-version': route.version,
-    'x-spec-endpoint': route.endpoint,
+    ...(route.extension ? { 'x-extension': true as const } : { 'x-spec-endpoint': route.endpoint }),
   };
   if (hasRequestBody(route)) {
     const body = route.body ? converter.convert(route.body, 'input') : omitProperties(input, [...pathParamsOf(route.path), ...queryNames]);
@@ -133,17 +155,23 @@ function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: S
   return operation;
 }
 
+const RETRY_AFTER: Record<number, string> = {
+  429: 'Seconds to wait before retrying',
+  503: 'Seconds to wait before retrying (the workspace is paused while its file is copied)',
+  409: 'With `idempotency_key_in_use` only: seconds to wait before retrying with the same key',
+};
+
 /** The error envelopes and shared responses of the statuses the operations use. */
 function errorComponents(usedErrors: Set<DocumentedErrorStatus>, converter: SchemaConverter) {
   const schemas: Record<string, JsonSchema> = { Error: converter.convert(errorEnvelope, 'output') };
   const responses: Record<string, OpenApiResponse> = {};
   for (const status of [...usedErrors].sort((a, b) => a - b)) {
-    const { name, description } = errorStatuses[status];
+    const { name, description, example } = errorStatuses[status];
     schemas[`${name}Error`] = converter.convert(errorSchemaFor(status), 'output');
     responses[name] = {
       description,
-      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } } } : {}),
-      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` } } },
+      ...(RETRY_AFTER[status] ? { headers: { 'Retry-After': { description: RETRY_AFTER[status], schema: { type: 'integer', minimum: 1 } } } } : {}),
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}Error` }, example } },
     };
   }
   return { schemas, responses };
@@ -164,7 +192,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
     const item = (paths[key] ??= {});
     if (item[method]) throw new Error(`The REST route table has two rows for ${route.method} ${key}`);
     item[method] = operationOf(route, converter, usedErrors);
-    if (!tags.includes(route.tag)) tags.push(route.tag);
+    if (!tags.includes(tagOf(route))) tags.push(tagOf(route));
   }
   const errors = errorComponents(usedErrors, converter);
   return {
@@ -178,7 +206,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
       },
     ],
     security: [{ [API_KEY_SCHEME]: [] }],
-    tags: tags.map((name) => ({ name })),
+    tags: tags.map((name) => (name === EXTENSIONS_TAG ? { name, description: EXTENSIONS_DESCRIPTION } : { name })),
     paths,
     components: {
       securitySchemes: {
@@ -191,14 +219,20 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
 }
 
 function successResponse(route: RestRoute, output: unknown, converter: SchemaConverter): OpenApiResponse {
-  if (route.status === 204) return { description: 'Done; no content.' };
+  if (route.status === 204) return { description: 'Done; no content.', ...replayHeader(route) };
   let schema: JsonSchema;
   if (route.responseBody) schema = converter.convert(route.responseBody, 'output');
   // A row that reshapes the output without saying into what cannot be described; the document
   // still builds (the server must start) and test/openapi.test.ts names the row.
   else if (route.toBody || output === undefined) schema = {};
   else schema = converter.convert(output as Parameters<SchemaConverter['convert']>[0], 'output');
-  return { description: route.status === 201 ? 'Created.' : 'OK.', content: { 'application/json': { schema } } };
+  return { description: route.status === 201 ? 'Created.' : 'OK.', ...replayHeader(route), content: { 'application/json': { schema } } };
+}
+
+/** A write's success may be the stored answer of an earlier request with the same idempotency key. */
+function replayHeader(route: RestRoute): Pick<OpenApiResponse, 'headers'> {
+  if (route.method === 'GET') return {};
+  return { headers: { 'Idempotent-Replayed': { description: 'Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } } } };
 }
 
 function describedBy(...schemas: (JsonSchema | undefined)[]): { description?: string } {

@@ -30,6 +30,8 @@ export class SchemaConverter {
       if (typeof value !== 'object' || value === null) return value;
       const out: JsonSchema = {};
       for (const [key, inner] of Object.entries(value)) {
+        // zod bounds every integer to the safe range; stated, it only makes examples read -9007199254740991.
+        if ((key === 'minimum' && inner === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && inner === Number.MAX_SAFE_INTEGER)) continue;
         if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')) {
           const name = inner.slice('#/$defs/'.length);
           out.$ref = COMPONENT_REF + (rename.get(name) ?? name);

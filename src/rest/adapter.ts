@@ -1,11 +1,12 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError, validationError } from '../errors.ts';
 import type { AppServices } from '../services.ts';
-import { contextFor } from '../trpc/context.ts';
 import { authenticate } from '../trpc/init.ts';
 import { createCaller } from '../trpc/router.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 import { jsonBody } from './body.ts';
+import { ownOriginsCors } from './cors.ts';
+import { answeredByKey, claimKey, restContextOf } from './idempotency.ts';
 import { sendError } from './respond.ts';
 import type { RestRequestParts, RestRoute } from './types.ts';
 
@@ -56,15 +57,18 @@ const specificity = (route: RestRoute) => (route.path.match(/\{/g) ?? []).length
  */
 export function restRouter(services: AppServices, routes: RestRoute[]): Router {
   const router = express.Router({ strict: false, caseSensitive: true });
-  router.use(jsonBody);
   const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
+  router.use(ownOriginsCors(services.config));
+  router.use(claimKey(services, subdomainOf));
+  router.use(jsonBody);
 
   for (const route of [...routes].sort((a, b) => specificity(a) - specificity(b))) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](expressPath(route), async (req: Request, res: Response) => {
       const requestId = String(res.getHeader('x-request-id') ?? '');
-      const ctx = contextFor(services, req, requestId, subdomainOf);
+      const ctx = restContextOf(services, req, res, subdomainOf);
       try {
+        if (answeredByKey(ctx, req, res, route)) return;
         if (route.requireJsonAccept && !acceptsJson(req)) {
           authenticate(ctx); // who may not call at all hears 404/401 before being told about Accept
           throw new AppError('not_acceptable', 'not_acceptable', 'This endpoint answers JSON only: send Accept: application/json');

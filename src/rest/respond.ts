@@ -13,6 +13,7 @@ export function sendError(res: Response, err: unknown, logger: Logger, requestId
     res.end();
     return;
   }
+  // 429 rate_limited, 409 idempotency_key_in_use, 503 workspace_paused: how long to wait.
   const retryAfter = retryAfterOf(error);
   if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   if (error.kind === 'method_not_allowed' && Array.isArray(error.extra?.allow)) {

@@ -10,15 +10,12 @@ export interface RestRequestParts {
 }
 
 /**
- * One REST operation of the spec: which procedure it calls and how the HTTP request and response
- * map onto that procedure's input and output. No business rule lives here.
+ * One REST operation: which procedure it calls and how the HTTP request and response map onto that
+ * procedure's input and output. No business rule lives here.
  */
-export interface RestRoute {
-  /** The spec's endpoint number (1-18). */
-  endpoint: number;
+interface RouteFields {
   operationId: string;
   summary: string;
-  tag: string;
   method: HttpMethod;
   version: 'v1' | 'v2';
   /** Relative to `/api/external/<version>`, with `{param}` placeholders as in the spec. */
@@ -42,4 +39,24 @@ export interface RestRoute {
   responseBody?: z.ZodType;
 }
 
-export const defineRoutes = (routes: RestRoute[]): RestRoute[] => routes;
+/** One of the spec's 18 operations, by its number in the spec's Endpoints table. */
+export interface SpecRoute extends RouteFields {
+  endpoint: number;
+  /** The OpenAPI tag: the resource (`Clients`, `Projects`, ...). */
+  tag: string;
+  extension?: undefined;
+}
+
+/**
+ * An operation the vendor publishes beyond the spec's 18 (its documentation shows it, integrators
+ * call it). Served with the same auth, role rules and error envelope; documented under its own tag.
+ */
+export interface ExtensionRoute extends RouteFields {
+  endpoint?: undefined;
+  tag?: undefined;
+  extension: true;
+}
+
+export type RestRoute = SpecRoute | ExtensionRoute;
+
+export const defineRoutes = (routes: SpecRoute[]): SpecRoute[] => routes;

@@ -1,4 +1,12 @@
+import type { Transaction } from '../db/index.ts';
 import type { AppServices } from '../services.ts';
+import type { WorkspaceHandle } from '../workspaces/handle.ts';
+
+/** The workspace a request reached and the key that opened it. */
+export interface Authenticated {
+  handle: WorkspaceHandle;
+  keyId: string;
+}
 
 /** One request's context, the same for both doors. The workspace is resolved by the procedures. */
 export interface Context {
@@ -7,6 +15,20 @@ export interface Context {
   /** The workspace label from the Host header, or null when the host names none. */
   subdomain: string | null;
   apiKey: string | undefined;
+  /** Set once the workspace and key were checked (and the rate limit taken) for this request. */
+  auth?: Authenticated;
+  /** Set by a door that keeps its answer (a request with an idempotency key); mutations call it. */
+  callHooks?: CallHooks;
+}
+
+/** What a door that keeps its answer needs to hear from the mutation it calls. */
+export interface CallHooks {
+  /** Inside the mutation's transaction, right before commit: records the door's answer with the change. */
+  beforeCommit(tx: Transaction, procedure: string, output: unknown): void;
+  /** The mutation is about to run; false when the caller went away first, and then it must not. */
+  begin(): boolean;
+  /** The mutation has returned or failed. */
+  end(): void;
 }
 
 interface RequestLike {

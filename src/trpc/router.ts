@@ -7,6 +7,7 @@ import { tasksRouter } from './routers/tasks.ts';
 import { teamMembersRouter } from './routers/team-members.ts';
 import { timeEntriesRouter } from './routers/time-entries.ts';
 import { workspaceRouter } from './routers/workspace.ts';
+import { webhooksRouter } from './routers/webhooks.ts';
 import { createCallerFactory, router } from './init.ts';
 
 export const appRouter = router({
@@ -18,6 +19,7 @@ export const appRouter = router({
   timeEntries: timeEntriesRouter,
   invoices: invoicesRouter,
   workspace: workspaceRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -65,6 +65,8 @@ export class ContractChecker {
   check(exchange: Exchange): void {
     const pathname = new URL(exchange.path, 'http://x').pathname;
     if (!/^\/api\/external\/v[12](?:\/|$)/.test(pathname)) return;
+    // A CORS preflight is the browser asking, not an operation: answered with headers only.
+    if (exchange.method === 'OPTIONS' && exchange.requestHeaders['access-control-request-method'] !== undefined) return;
     const relative = pathname.slice(PREFIX.length);
     const method = exchange.method.toLowerCase() as OpenApiMethod;
     const matches = this.templates.filter((t) => t.pattern.test(relative));

@@ -6,3 +6,5 @@ export * from './invoices.ts';
 export * from './outbox.ts';
 export * from './events.ts';
 export * from './identity.ts';
+export * from './idempotency.ts';
+export * from './webhooks.ts';

@@ -6,7 +6,7 @@ import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { clientIdentifier } from './queries.ts';
 import { toClientRecord, type ClientRow } from './records.ts';
-import type { createInput, createOutput } from './schemas.ts';
+import type { addInput, addOutput, createInput, createOutput } from './schemas.ts';
 
 /** `clients.create` (tRPC) and the command line's `client create`. */
 export function createClient(scope: Scope, input: z.output<typeof createInput>): z.output<typeof createOutput> {
@@ -20,7 +20,7 @@ export function createClient(scope: Scope, input: z.output<typeof createInput>):
       secondaryName: input.secondary_name ?? '',
       internalNotes: input.internal_notes ?? '',
       currency: input.currency,
-      status: 'active',
+      status: input.status ?? 'active',
       logo: null,
       defaultInvoiceDueInDays: input.default_invoice_due_in_days,
       includeHoursByPersonInInvoice: false,
@@ -34,5 +34,22 @@ export function createClient(scope: Scope, input: z.output<typeof createInput>):
     const client = toClientRecord(row, scope.workspace.id);
     recordEvent(scope, tx, 'client.created', { client });
     return { client };
+  });
+}
+
+/** The vendor's POST v1 /clients: the REST-shaped body over the same operation, in one transaction. */
+export function addClient(scope: Scope, input: z.output<typeof addInput>): z.output<typeof addOutput> {
+  const c = input.client;
+  return scope.write(() => {
+    const { client } = createClient(scope, {
+      name: c.name,
+      secondary_name: c.secondary_name,
+      internal_notes: c.internal_notes,
+      currency: c.currency,
+      default_invoice_due_in_days: c.default_invoice_due_in_days ?? 30,
+      full_address: c.address_attributes?.full_address,
+      status: c.status,
+    });
+    return { notice_code: 'client_created' as const, client_id: client.id, client };
   });
 }

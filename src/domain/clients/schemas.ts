@@ -52,7 +52,7 @@ const dueInDaysDigits = z
   .regex(/^\d{1,5}$/, 'must be a string of digits, e.g. "30"')
   .transform(Number)
   .pipe(dueInDaysRange)
-  .describe('Days from issue until an invoice is due, as a string of digits: "0" to "3650"');
+  .meta({ description: 'Days from issue until an invoice is due, as a string of digits: "0" to "3650"', example: '30' });
 
 /** Optional text that may be cleared: `null` and `""` both store an empty value. */
 const clearableText = (max: number) =>
@@ -71,6 +71,8 @@ export const createInput = z.object({
   default_invoice_due_in_days: dueInDaysRange.default(30),
   full_address: z.string().max(2000).optional(),
   tax_id: taxId.optional(),
+  /** Default `active`. */
+  status: clientStatus.optional(),
 });
 
 /** `clients.create` takes `createClientInput` beside the acting user's `email`. */
@@ -95,6 +97,17 @@ const clientChanges = z.object(
   },
   { message: 'must be an object of client fields' },
 );
+
+/**
+ * The vendor's POST v1 /clients body: `client` with the update's fields (the due period as digits),
+ * `name` required, `currency` defaulting to USD. No acting person: the key speaks for the workspace.
+ */
+export const addInput = z.object({
+  client: clientChanges.extend({ name: nonEmptyText(200), currency: currency.default('USD') }),
+});
+export const addOutput = z.object({ notice_code: z.literal('client_created'), client_id: idOut, client: clientRecord });
+/** The REST body of POST v1 /clients, as the vendor publishes it. */
+export const addedBody = addOutput.pick({ notice_code: true, client_id: true });
 
 export const updateInput = z.object({
   client_id: z.string(),

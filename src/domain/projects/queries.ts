@@ -48,6 +48,12 @@ export const projectStatements = (db: Database) => ({
     // Users added in one request share a time; rowid keeps them in the order they were listed.
     .orderBy(asc(projectUsers.createdAt), sql`"project_users"."rowid"`)
     .prepare(),
+  userOfProject: db
+    .select(memberColumns)
+    .from(projectUsers)
+    .innerJoin(teamMembers, eq(teamMembers.id, projectUsers.userId))
+    .where(sql`${projectUsers.id} = ${sql.placeholder('id')} AND ${projectUsers.projectId} = ${sql.placeholder('projectId')}`)
+    .prepare(),
   roleOnProject: db
     .select({ role: projectUsers.role })
     .from(projectUsers)

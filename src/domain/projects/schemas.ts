@@ -32,7 +32,10 @@ const flatAmount = amount(1_000_000_000_000);
 const billingMethod = z.enum(billingMethods, { message: `must be one of ${listOf(billingMethods)}` });
 const timeRoundUpto = z.literal(TIME_ROUND_UPTO, { message: 'must be one of 0, 6, 15, 30 (minutes)' });
 const notificationDay = z.enum(weekDays, { message: `must be one of ${listOf(weekDays)}` });
-const notificationTime = z.string({ message: 'must be a time as HH:MM' }).regex(HH_MM, 'must be a 24-hour time as HH:MM, e.g. 09:30');
+const notificationTime = z
+  .string({ message: 'must be a time as HH:MM' })
+  .regex(HH_MM, 'must be a 24-hour time as HH:MM, e.g. 09:30')
+  .meta({ example: '17:00' });
 /** An empty string or null clears the reply-to address. */
 const replyTo = z.union([z.literal('').transform(() => null), z.null(), email], { message: 'must be an e-mail address' });
 const projectUserRole = z.enum(projectUserRoles, { message: `must be one of ${listOf(projectUserRoles)}` });
@@ -163,6 +166,25 @@ export const addProjectUserInput = z.object({
   ),
 });
 
+/**
+ * Changes one project user (the vendor's PATCH .../project_users/{id}); only the given fields
+ * change. The vendor's published v2 example sends no `project_user` at all: nothing changes then.
+ */
+export const updateProjectUserInput = z.object({
+  project_id: z.string(),
+  project_user_id: z.string(),
+  project_user: z
+    .object(
+      {
+        role: projectUserRole.optional(),
+        hourly_rate: rate.optional(),
+        approval_type: approvalType.optional(),
+      },
+      { message: 'must be an object with role, hourly_rate or approval_type' },
+    )
+    .optional(),
+});
+
 export const projectIdInput = z.object({ project_id: z.string() });
 
 export const listProjectsInput = z.object({
@@ -202,7 +224,10 @@ export const projectRecord = z.object({
   name: z.string(),
   identifier: z.string(),
   billing_method: z.enum(billingMethods),
-  /** Decimal text with the currency's decimals (`"1500.00"`), null unless the project is fixed-price. */
+  /**
+   * Decimal text with the currency's decimals (`"1500.00"`), null when none is stored. Billed only
+   * on a fixed-price project; on the others it is kept as sent.
+   */
   flat_amount: z.string().nullable(),
   status: z.enum(['active', 'archived']),
   last_invoice_id: idOut.nullable(),
@@ -242,6 +267,7 @@ export const createProjectOutput = z.object({ notice_code: z.literal('project_cr
 export const updateProjectOutput = z.object({ notice_code: z.literal('project_updated'), project: projectRecord });
 export const updateStatusOutput = z.object({ custom_message: z.string() });
 export const addProjectUserOutput = z.object({ notice_code: z.literal('project_user_added'), project_user: projectUserRecord });
+export const updateProjectUserOutput = z.object({ notice_code: z.literal('project_user_updated'), project_user: projectUserRecord });
 export const listProjectUsersOutput = z.object({ project_users: z.array(projectUserRecord) });
 export const getProjectOutput = z.object({ project: projectRecord.extend({ project_users: z.array(projectUserDetail) }) });
 export const listProjectsOutput = z.object({ items: z.array(projectRecord), next_cursor: z.string().nullable() });

@@ -75,16 +75,10 @@ export function resolveSettings(
   } else if (input.flat_amount === null) {
     flatAmountMinor = null;
   }
-  if (billingMethod === 'fixed_price_project') {
-    if (flatOk && (flatAmountMinor === null || flatAmountMinor <= 0)) {
-      problems.add('project.flat_amount', 'is required and must be greater than 0 when billing_method is fixed_price_project');
-    }
-  } else {
-    if (input.flat_amount !== undefined && input.flat_amount !== null) {
-      problems.add('project.flat_amount', 'applies only to fixed_price_project (leave it out or send null)');
-    }
-    // A project that stops being fixed-price stops carrying a flat amount.
-    flatAmountMinor = null;
+  // On any other billing method the flat amount is kept as given and answered as stored, but never
+  // billed: the vendor's own published examples send one with `hourly_project_rate`.
+  if (billingMethod === 'fixed_price_project' && flatOk && (flatAmountMinor === null || flatAmountMinor <= 0)) {
+    problems.add('project.flat_amount', 'is required and must be greater than 0 when billing_method is fixed_price_project');
   }
 
   const lock = input.autolock_settings ?? {};

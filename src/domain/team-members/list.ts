@@ -13,6 +13,12 @@ const DEFAULT_PAGE_SIZE = 30;
 const statements = (db: Database) => ({
   count: db.select({ n: count() }).from(teamMembers).prepare(),
   all: db.select().from(teamMembers).orderBy(...keysetOrder(teamMembers)).prepare(),
+  // Addresses are unique ignoring case (the index is COLLATE NOCASE), so this is one row or none.
+  byEmail: db
+    .select()
+    .from(teamMembers)
+    .where(sql`${teamMembers.email} = ${sql.placeholder('email')} COLLATE NOCASE`)
+    .prepare(),
   page: db
     .select()
     .from(teamMembers)
@@ -24,20 +30,23 @@ const statements = (db: Database) => ({
 
 /**
  * Endpoints 16 and 17. Without `page_number` every member is returned as one page; with it, one
- * page is read with LIMIT/OFFSET beside a count, never the whole table.
+ * page is read with LIMIT/OFFSET beside a count, never the whole table. `email` narrows the list to
+ * the one member with that address, paged the same way.
  */
 export function listTeamMemberPage(scope: Scope, input: z.output<typeof listPageInput>): z.output<typeof listPageOutput> {
   const st = scope.statements(statements);
+  const matching = input.email === undefined ? null : st.byEmail.all({ email: input.email });
   if (input.page_number === undefined) {
-    const rows = st.all.all();
+    const rows = matching ?? st.all.all();
     return {
       team_members: rows.map(toTeamMemberRecord),
       pagination: { total_records: rows.length, total_pages: 1, current_page: 1, page_size: rows.length },
     };
   }
   const pageSize = input.page_size ?? DEFAULT_PAGE_SIZE;
-  const total = st.count.get()?.n ?? 0;
-  const rows = st.page.all({ limit: pageSize, offset: (input.page_number - 1) * pageSize });
+  const offset = (input.page_number - 1) * pageSize;
+  const total = matching ? matching.length : (st.count.get()?.n ?? 0);
+  const rows = matching ? matching.slice(offset, offset + pageSize) : st.page.all({ limit: pageSize, offset });
   return {
     team_members: rows.map(toTeamMemberRecord),
     pagination: {

@@ -29,6 +29,8 @@ const pageInt = (name: string) =>
   );
 
 export const listPageInput = z.object({
+  /** Only the member with this address (compared ignoring case), as the vendor documents it. */
+  email: email.optional().meta({ description: 'Only the team member with this e-mail address (compared ignoring case)' }),
   page_number: pageInt('page_number').pipe(z.number().min(1, 'page_number starts at 1')).optional(),
   page_size: pageInt('page_size').pipe(z.number().min(1, 'page_size must be 1 to 100').max(100, 'page_size must be 1 to 100')).optional(),
 });

@@ -14,7 +14,7 @@ const MAX_BATCH = 500;
 /** `hours` as sent (a string), read into whole seconds. */
 const hoursField = z
   .string({ message: 'must be hours as a string such as "1.5", "0.25" or "1:30"' })
-  .meta({ description: 'Hours worked, as a string: decimal ("1.5", "0.25"; at most 4 decimals) or H:MM ("1:30"); more than 0, at most 24' })
+  .meta({ description: 'Hours worked, as a string: decimal ("1.5", "0.25"; at most 4 decimals) or H:MM ("1:30"); more than 0, at most 24', example: '1.5' })
   .transform((value, ctx) => {
     const parsed = parseHours(value);
     if (!parsed.ok) {
@@ -27,7 +27,7 @@ const hoursField = z
 /** A JSON object (not an array or a scalar) of at most 16 KiB once serialised. */
 const metadataField = z
   .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
-  .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised` })
+  .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised`, example: { ticket: 'PROJ-142' } })
   .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_METADATA_BYTES, {
     message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
   });

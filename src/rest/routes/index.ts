@@ -1,13 +1,14 @@
-import type { RestRoute } from '../types.ts';
+import type { RestRoute, SpecRoute } from '../types.ts';
 import { clientsRoutes } from './clients.ts';
+import { extensionRoutes } from './extensions.ts';
 import { invoicesRoutes } from './invoices.ts';
 import { projectsRoutes } from './projects.ts';
 import { recipientsRoutes } from './recipients.ts';
 import { teamMemberRoutes } from './team-members.ts';
 import { timeEntriesRoutes } from './time-entries.ts';
 
-/** The whole REST contract: every v1 and v2 operation of the spec, in endpoint order. */
-export const restRoutes: RestRoute[] = [
+/** The spec's 18 operations in endpoint order, then the extensions the vendor publishes beyond them. */
+export const specRoutes: SpecRoute[] = [
   ...invoicesRoutes,
   ...timeEntriesRoutes,
   ...projectsRoutes,
@@ -15,3 +16,6 @@ export const restRoutes: RestRoute[] = [
   ...clientsRoutes,
   ...teamMemberRoutes,
 ].sort((a, b) => a.endpoint - b.endpoint);
+
+/** The whole REST contract. */
+export const restRoutes: RestRoute[] = [...specRoutes, ...extensionRoutes];

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineRoutes } from '../types.ts';
 
-/** Query strings are strings: parsed here, checked for range by the procedure's schema. */
-const pageQuery = z.object({ page_number: z.string().optional(), page_size: z.string().optional() });
+/** Query strings are strings: parsed here, checked (range, address) by the procedure's schema. */
+const pageQuery = z.object({ email: z.string().optional(), page_number: z.string().optional(), page_size: z.string().optional() });
 
 export const teamMemberRoutes = defineRoutes([
   {

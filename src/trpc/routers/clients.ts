@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { createClient } from '../../domain/clients/create.ts';
+import { addClient, createClient } from '../../domain/clients/create.ts';
 import { getClient } from '../../domain/clients/get.ts';
 import { listClients } from '../../domain/clients/list.ts';
 import {
+  addInput,
+  addOutput,
   createInput,
   createOutput,
   getInput,
@@ -33,7 +35,12 @@ export const clientsRouter = router({
     .input(createInput)
     .output(createOutput)
     .mutation(({ ctx, input }) => createClient(ctx.scope, input)),
-  /** Endpoint 14. */
+  /** The vendor's POST v1 /clients: `{client: {...}}`, no acting person (the key speaks for the workspace). */
+  add: workspaceProcedure
+    .input(addInput)
+    .output(addOutput)
+    .mutation(({ ctx, input }) => addClient(ctx.scope, input)),
+  /** Endpoint 14 (PUT v1) and the vendor's PATCH v2 /clients/{id}. */
   update: workspaceProcedure
     .input(updateInput)
     .output(updateOutput)

@@ -15,11 +15,14 @@ import {
   projectIdInput,
   updateProjectInput,
   updateProjectOutput,
+  updateProjectUserInput,
+  updateProjectUserOutput,
   updateStatusInput,
   updateStatusOutput,
 } from '../../domain/projects/schemas.ts';
 import { updateProject } from '../../domain/projects/update.ts';
 import { updateProjectStatus } from '../../domain/projects/update-status.ts';
+import { updateProjectUser } from '../../domain/projects/update-user.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
 export const projectsRouter = router({
@@ -43,12 +46,17 @@ export const projectsRouter = router({
     .input(addProjectUserInput)
     .output(addProjectUserOutput)
     .mutation(({ ctx, input }) => addProjectUser(ctx.scope, input)),
+  /** The vendor's PATCH .../project_users/{id} (v1) and .../project-users/{id} (v2). */
+  updateUser: actingUserProcedure
+    .input(updateProjectUserInput)
+    .output(updateProjectUserOutput)
+    .mutation(({ ctx, input }) => updateProjectUser(ctx.scope, input)),
   /** Endpoint 6. */
   listUsers: workspaceProcedure
     .input(projectIdInput)
     .output(listProjectUsersOutput)
     .query(({ ctx, input }) => listProjectUsers(ctx.scope, input)),
-  /** For TypeScript clients: the project with its tasks, checklist items and users. */
+  /** The vendor's GET v1 /projects/{id}, and for TypeScript clients: the project with its tasks, checklist items and users. */
   get: workspaceProcedure
     .input(projectIdInput)
     .output(getProjectOutput)

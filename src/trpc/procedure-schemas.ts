@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { actingUserProcedure } from '../trpc/init.ts';
-import { appRouter } from '../trpc/router.ts';
+import { actingUserProcedure } from './init.ts';
+import { appRouter } from './router.ts';
 
 export interface ProcedureSchemas {
   /** tRPC merges these into one input object, in this order. */

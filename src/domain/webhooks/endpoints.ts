@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import { webhookEndpoints } from '../../db/schema/index.ts';
+import { requireAdmin } from '../access.ts';
+import type { Scope } from '../scope.ts';
+import { getEndpointRow, startFanoutHereIfIdle } from './queries.ts';
+import { toEndpointRecord, type EndpointRow } from './records.ts';
+import type { createInput, deleteOutput, endpointIdInput, endpointOutput, listOutput, updateInput, withSecretOutput } from './schemas.ts';
+import { newSigningSecret } from './secret.ts';
+
+const manage = 'manage webhook endpoints';
+
+/** Adds an endpoint; its signing secret is answered here once and stored so it can sign (docs/webhooks.md). */
+export function createEndpoint(scope: Scope, input: z.output<typeof createInput>): z.output<typeof withSecretOutput> {
+  requireAdmin(scope, manage);
+  return scope.write((tx) => {
+    const at = scope.now.toISOString();
+    const secret = newSigningSecret();
+    const row: EndpointRow = {
+      id: randomUUID(),
+      url: input.url,
+      description: input.description ?? '',
+      eventTypes: JSON.stringify(input.events),
+      secret: scope.secrets.seal(secret, scope.workspace.id),
+      enabled: input.enabled,
+      disabledReason: null,
+      failingSince: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    tx.insert(webhookEndpoints).values(row).run();
+    if (row.enabled) startFanoutHereIfIdle(tx, row.id);
+    return { endpoint: toEndpointRecord(row), secret };
+  });
+}
+
+/**
+ * Changes the given fields. Turning an endpoint on clears why it was turned off and its failure
+ * run; it receives events from then on (not those of the time it was off).
+ */
+export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>): z.output<typeof endpointOutput> {
+  requireAdmin(scope, manage);
+  return scope.write((tx) => {
+    const current = getEndpointRow(tx, input.endpoint_id);
+    const next: EndpointRow = {
+      ...current,
+      url: input.url ?? current.url,
+      eventTypes: input.events ? JSON.stringify(input.events) : current.eventTypes,
+      description: input.description ?? current.description,
+      enabled: input.enabled ?? current.enabled,
+    };
+    if (next.enabled && !current.enabled) {
+      next.disabledReason = null;
+      next.failingSince = null;
+      startFanoutHereIfIdle(tx, current.id);
+    }
+    if (JSON.stringify(next) === JSON.stringify(current)) return { endpoint: toEndpointRecord(current) };
+    next.updatedAt = scope.now.toISOString();
+    tx.update(webhookEndpoints).set(next).where(eq(webhookEndpoints.id, current.id)).run();
+    return { endpoint: toEndpointRecord(next) };
+  });
+}
+
+/** A new signing secret, answered once; the old one stops signing at once. */
+export function rotateEndpointSecret(scope: Scope, input: z.output<typeof endpointIdInput>): z.output<typeof withSecretOutput> {
+  requireAdmin(scope, manage);
+  return scope.write((tx) => {
+    const current = getEndpointRow(tx, input.endpoint_id);
+    const secret = newSigningSecret();
+    const next = { ...current, secret: scope.secrets.seal(secret, scope.workspace.id), updatedAt: scope.now.toISOString() };
+    tx.update(webhookEndpoints).set(next).where(eq(webhookEndpoints.id, current.id)).run();
+    return { endpoint: toEndpointRecord(next), secret };
+  });
+}
+
+/** Removes the endpoint with its deliveries and their attempts. */
+export function deleteEndpoint(scope: Scope, input: z.output<typeof endpointIdInput>): z.output<typeof deleteOutput> {
+  requireAdmin(scope, manage);
+  return scope.write((tx) => {
+    const current = getEndpointRow(tx, input.endpoint_id);
+    tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, current.id)).run();
+    return { endpoint_id: current.id, deleted: true as const };
+  });
+}
+
+export function listEndpoints(scope: Scope): z.output<typeof listOutput> {
+  requireAdmin(scope, 'see webhook endpoints');
+  const rows = scope.db.select().from(webhookEndpoints).orderBy(webhookEndpoints.createdAt, webhookEndpoints.id).all();
+  return { items: rows.map(toEndpointRecord) };
+}

@@ -1,0 +1,40 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.ts';
+import { events, webhookEndpoints, webhookFanout } from '../../db/schema/index.ts';
+import { notFound } from '../../errors.ts';
+import type { EndpointRow } from './records.ts';
+
+export function getEndpointRow(db: Db, endpointId: string): EndpointRow {
+  const row = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).get();
+  if (!row) throw notFound('webhook_endpoint', `No webhook endpoint with id ${endpointId} in this workspace`);
+  return row;
+}
+
+const FANOUT_ROW = 1;
+
+/** The rowid of the last event the fan-out has handled (0 before the first). */
+export const fanoutPosition = (db: Db) => db.select().from(webhookFanout).where(eq(webhookFanout.id, FANOUT_ROW)).get()?.lastEventRowid ?? 0;
+
+export function setFanoutPosition(db: Db, rowid: number): void {
+  db.insert(webhookFanout)
+    .values({ id: FANOUT_ROW, lastEventRowid: rowid })
+    .onConflictDoUpdate({ target: webhookFanout.id, set: { lastEventRowid: rowid } })
+    .run();
+}
+
+/**
+ * Called when an endpoint is created or turned on: when it is the only enabled one, the fan-out
+ * (which rests while no endpoint is enabled) starts from now, so it never walks the events that
+ * happened while nobody listened. An endpoint receives events from its creation on, and while on.
+ */
+export function startFanoutHereIfIdle(db: Db, exceptEndpointId: string): void {
+  const others = db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(sql`${webhookEndpoints.enabled} = 1 AND ${webhookEndpoints.id} <> ${exceptEndpointId}`)
+    .limit(1)
+    .get();
+  if (others) return;
+  const last = db.select({ rowid: sql<number | null>`max(rowid)` }).from(events).get()?.rowid ?? 0;
+  if (last > fanoutPosition(db)) setFanoutPosition(db, last);
+}

@@ -1,0 +1,47 @@
+import type { Response } from 'express';
+import type { IdempotentExchange } from './exchange.ts';
+import type { StoredAnswer } from './store.ts';
+
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** Sends a stored first answer again, byte for byte, marked as a replay. */
+export function sendStoredAnswer(res: Response, answer: StoredAnswer): void {
+  res.status(answer.status);
+  if (answer.contentType) res.setHeader('Content-Type', answer.contentType);
+  res.setHeader(REPLAYED_HEADER, 'true');
+  res.end(answer.body);
+}
+
+type Chunk = string | Buffer | Uint8Array;
+const asBuffer = (chunk: Chunk, encoding?: BufferEncoding) => (typeof chunk === 'string' ? Buffer.from(chunk, encoding) : Buffer.from(chunk));
+
+/**
+ * Hands the answer a door writes to `exchange.settle` before it goes out, whichever way the door
+ * writes it (Express `res.json`, tRPC's streamed `res.write`s), and tells the exchange when the
+ * connection closes without an answer.
+ */
+export function keepAnswer(res: Response, exchange: IdempotentExchange): void {
+  const chunks: Buffer[] = [];
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  let started = false;
+  const starting = () => {
+    if (!started) exchange.beforeSending();
+    started = true;
+  };
+  res.write = ((chunk: Chunk, ...rest: unknown[]) => {
+    starting();
+    if (chunk !== undefined && chunk !== null) chunks.push(asBuffer(chunk, typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined));
+    return write(chunk, ...rest);
+  }) as Response['write'];
+  res.end = ((chunk?: Chunk | (() => void), ...rest: unknown[]) => {
+    starting();
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') {
+      chunks.push(asBuffer(chunk, typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined));
+    }
+    const type = res.getHeader('content-type');
+    exchange.settle({ status: res.statusCode, contentType: typeof type === 'string' ? type : null, body: Buffer.concat(chunks).toString('utf8') });
+    return end(chunk, ...rest);
+  }) as Response['end'];
+  res.once('close', () => exchange.abandoned());
+}

@@ -1,0 +1,135 @@
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError } from '../errors.ts';
+import { claimIdempotencyKey, type IdempotentExchange } from '../idempotency/exchange.ts';
+import { keepAnswer, sendStoredAnswer } from '../idempotency/http.ts';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf, requestFingerprint } from '../idempotency/key.ts';
+import type { StoredAnswer } from '../idempotency/store.ts';
+import { LOGO_BODY_BYTES } from '../domain/workspace/logo.ts';
+import { MAX_BODY_BYTES } from '../rest/body.ts';
+import type { AppServices } from '../services.ts';
+import { contextFor, type CallHooks, type Context } from './context.ts';
+import { retryAfterMeta, toAppError } from './errors.ts';
+import { authenticate } from './init.ts';
+import { procedureSchemas } from './procedure-schemas.ts';
+import { appRouter } from './router.ts';
+
+/** Room for a 1 MB logo as base64 (workspace.updateIdentity); REST keeps 1 MiB. */
+const BODY_BYTES = Math.max(MAX_BODY_BYTES, LOGO_BODY_BYTES);
+
+type SubdomainOf = (host: string | undefined) => string | null;
+
+const requestIdOf = (res: Response) => String(res.getHeader('x-request-id') ?? '');
+
+/** A mutation that must not run: it throws `error` when it would begin, so tRPC answers it in its own shape. */
+const refusedWith = (error: AppError): CallHooks => ({
+  beforeCommit: () => {},
+  begin: () => {
+    throw error;
+  },
+  end: () => {},
+});
+
+/** The body as sent, up to the limit; null when it is larger (the limit's answer follows). */
+function readBody(req: Request): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > BODY_BYTES ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+const parseJson = (text: string): { json: unknown } | { text: string } => {
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch {
+    return { text };
+  }
+};
+
+/** What tRPC answers for a mutation's output (no transformer): `{"result":{"data":…}}`, in an array for a batch. */
+function trpcAnswer(batch: boolean): (procedure: string, output: unknown) => StoredAnswer {
+  return (procedure, output) => {
+    const schema = procedureSchemas(procedure).output;
+    const data = schema ? schema.parse(output) : output;
+    const item = { result: data === undefined ? {} : { data } };
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(batch ? [item] : item) };
+  };
+}
+
+/**
+ * `Idempotency-Key` on tRPC's HTTP form (docs/idempotency.md): a POST (mutation) carrying one
+ * claims the key on its headers, then its body is read here (and handed to tRPC as text) to match
+ * it with the key's stored first answer: replayed, refused, or run with its answer kept. Refusals
+ * (a malformed, reused or busy key, a batch of several calls) reach tRPC through the context, so
+ * they are answered in tRPC's own shape; a refused caller is refused again by the procedure.
+ */
+async function idempotencyOfMutation(services: AppServices, subdomainOf: SubdomainOf, req: Request, res: Response): Promise<'replayed' | 'continue'> {
+  const ctx = contextFor(services, req, requestIdOf(res), subdomainOf);
+  res.locals.trpcContext = ctx;
+  let exchange: IdempotentExchange;
+  try {
+    const key = idempotencyKeyOf(req.method, req.headers);
+    if (key === null) return 'continue';
+    const auth = authenticate(ctx);
+    if (req.query.batch !== undefined && req.path.split(',').length > 1) {
+      throw new AppError('unprocessable', 'idempotency_key_batch', 'An Idempotency-Key covers one call: send each mutation in a request of its own');
+    }
+    const claim = claimIdempotencyKey({ services, handle: auth.handle, principal: { kind: 'api_key', id: auth.keyId }, key, method: req.method, path: req.originalUrl });
+    if (claim.kind === 'refused') throw claim.error;
+    exchange = claim.exchange;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (err.code.startsWith('idempotency_key_')) ctx.callHooks = refusedWith(err);
+    return 'continue';
+  }
+  keepAnswer(res, exchange);
+  const body = await readBody(req);
+  if (body === null) {
+    req.body = '';
+    ctx.callHooks = refusedWith(new AppError('payload_too_large', 'payload_too_large', `The request body is larger than ${BODY_BYTES} bytes`));
+    return 'continue';
+  }
+  const text = body.toString('utf8');
+  req.body = text;
+  const verdict = exchange.match(requestFingerprint(req.method, req.originalUrl, text === '' ? null : parseJson(text)));
+  if (verdict.kind === 'replay') {
+    sendStoredAnswer(res, verdict.answer);
+    return 'replayed';
+  }
+  if (verdict.kind === 'refused') {
+    ctx.callHooks = refusedWith(verdict.error);
+    return 'continue';
+  }
+  exchange.render = trpcAnswer(req.query.batch !== undefined);
+  ctx.callHooks = exchange.hooks;
+  return 'continue';
+}
+
+/** `/trpc`: the procedures over HTTP, with idempotency keys on mutations and `Retry-After` where an error asks for it. */
+export function trpcHttp(services: AppServices, subdomainOf: SubdomainOf): RequestHandler[] {
+  const idempotency = (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'POST' || req.headers[IDEMPOTENCY_HEADER] === undefined) {
+      next();
+      return;
+    }
+    idempotencyOfMutation(services, subdomainOf, req, res).then((outcome) => {
+      if (outcome === 'continue') next();
+    }, next);
+  };
+  const trpc = createExpressMiddleware({
+    router: appRouter,
+    maxBodySize: BODY_BYTES,
+    createContext: ({ req, res }): Context => (res.locals.trpcContext as Context | undefined) ?? contextFor(services, req, requestIdOf(res), subdomainOf),
+    responseMeta: retryAfterMeta,
+    onError: ({ error, ctx }) => {
+      if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
+    },
+  });
+  return [idempotency, trpc];
+}

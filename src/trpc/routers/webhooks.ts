@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { listDeliveries, listEvents, redeliverEvent } from '../../domain/webhooks/deliveries.ts';
+import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint } from '../../domain/webhooks/endpoints.ts';
+import {
+  createInput,
+  deleteOutput,
+  deliveriesInput,
+  deliveriesOutput,
+  endpointIdInput,
+  endpointOutput,
+  eventsInput,
+  eventsOutput,
+  listOutput,
+  redeliverInput,
+  redeliverOutput,
+  updateInput,
+  withSecretOutput,
+} from '../../domain/webhooks/schemas.ts';
+import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
+
+/**
+ * Webhook endpoints, their deliveries and the events they carry (docs/webhooks.md). Owner or
+ * Admin only; changes name the acting person in `email`, reads need only the key.
+ */
+export const webhooksRouter = router({
+  list: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(listOutput)
+    .query(({ ctx }) => listEndpoints(ctx.scope)),
+  /** Answers the signing secret, once. */
+  create: actingUserProcedure
+    .input(createInput)
+    .output(withSecretOutput)
+    .mutation(({ ctx, input }) => createEndpoint(ctx.scope, input)),
+  /** URL, events, description, and `enabled` to turn it off or on. */
+  update: actingUserProcedure
+    .input(updateInput)
+    .output(endpointOutput)
+    .mutation(({ ctx, input }) => updateEndpoint(ctx.scope, input)),
+  /** A new signing secret, answered once; the old one stops signing at once. */
+  rotateSecret: actingUserProcedure
+    .input(endpointIdInput)
+    .output(withSecretOutput)
+    .mutation(({ ctx, input }) => rotateEndpointSecret(ctx.scope, input)),
+  delete: actingUserProcedure
+    .input(endpointIdInput)
+    .output(deleteOutput)
+    .mutation(({ ctx, input }) => deleteEndpoint(ctx.scope, input)),
+  /** An endpoint's deliveries with every attempt (status, time, first 1 KB of the answer). */
+  deliveries: workspaceProcedure
+    .input(deliveriesInput)
+    .output(deliveriesOutput)
+    .query(({ ctx, input }) => listDeliveries(ctx.scope, input)),
+  /** Sends an event to an endpoint again. */
+  redeliver: actingUserProcedure
+    .input(redeliverInput)
+    .output(redeliverOutput)
+    .mutation(({ ctx, input }) => redeliverEvent(ctx.scope, input)),
+  /** The workspace's events, oldest first (to find one to redeliver). */
+  events: workspaceProcedure
+    .input(eventsInput)
+    .output(eventsOutput)
+    .query(({ ctx, input }) => listEvents(ctx.scope, input)),
+});
