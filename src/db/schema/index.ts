@@ -5,3 +5,4 @@ export * from './time-entries.ts';
 export * from './invoices.ts';
 export * from './outbox.ts';
 export * from './events.ts';
+export * from './reports.ts';
