@@ -3,6 +3,7 @@ import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTim
 import { callerFor, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeInvoice, makePayment } from './helpers/report-factories.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { inIds } from '../src/domain/queries.ts';
 
 let env: TestEnv;
 /** Wednesday 18 November 2026, 10:00 UTC. */
@@ -119,7 +120,8 @@ describe('reports.time', () => {
   it('a task made non-billable after recording no longer counts as billable or unbilled', async () => {
     const w = env.workspace('taskchange');
     const b = agency(w);
-    w.handle.db.update((await import('../src/db/schema/index.ts')).tasks).set({ billable: false }).run();
+    const { tasks } = await import('../src/db/schema/index.ts');
+    w.handle.db.update(tasks).set({ billable: false }).where(inIds(tasks.id, [b.webDev.id, b.appDev.id, b.design.id])).run();
     const r = await w.caller.reports.time({ from: '2026-10-01', to: '2026-11-30', by: ['client'] });
     // Billed entries stay billable work; open ones of non-billable tasks are not.
     expect(r.totals).toMatchObject({ billable_seconds: 1800, unbilled_seconds: 0 });

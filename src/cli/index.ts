@@ -34,6 +34,13 @@ export const COMMANDS: CommandRow[] = [
   },
   { words: 'client create', args: '<subdomain> --name N [--currency USD] [--due-in-days 30] [--json]', load: async () => (await import('./client.ts')).create },
   { words: 'role add', args: '<subdomain> <RoleName>', load: async () => (await import('./role.ts')).add },
+  {
+    words: 'report time',
+    args: '<subdomain> [--from D] [--to D] [--by project,person] [--client IDS] [--project IDS] [--person IDS] [--billable true|false] [--status S,...] [--csv [--bom]] [--json]',
+    load: async () => (await import('./report.ts')).time,
+  },
+  { words: 'report unbilled', args: '<subdomain> [--to D] [--client IDS] [--project IDS] [--csv [--bom]] [--json]', load: async () => (await import('./report.ts')).unbilled },
+  { words: 'report receivables', args: '<subdomain> [--client IDS] [--csv [--bom]] [--json]', load: async () => (await import('./report.ts')).receivables },
 ];
 
 const usageOf = (rows: CommandRow[]) => rows.map((r) => `  hourbook ${r.words}${r.args ? ` ${r.args}` : ''}`).join('\n');
