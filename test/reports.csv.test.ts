@@ -2,9 +2,6 @@ import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvHeader, csvLines, csvTable, textCell, UTF8_BOM, type CsvColumn } from '../src/domain/reports/csv.ts';
-import { billableSql, invoiceableSql, isBillable, isInvoiceable } from '../src/domain/reports/pricing.ts';
-import { timeEntryStatuses } from '../src/db/schema/index.ts';
-import BetterSqlite3 from 'better-sqlite3';
 
 interface Row {
   note: string;
@@ -74,21 +71,5 @@ describe('CSV writer', () => {
     expect(csvHeader(columns, false)).toBe('note,count,amount\r\n');
     expect(csvLines(columns, [{ note: '', count: 1, amount: '' }])).toBe(',1,\r\n');
     expect([...csvTable(columns, [{ note: 'x', count: 1, amount: '1.00' }], false, 1)]).toEqual(['note,count,amount\r\n', 'x,1,1.00\r\n']);
-  });
-});
-
-describe('billable rules', () => {
-  it('the SQL and JavaScript forms agree for every status and task state', () => {
-    const db = new BetterSqlite3(':memory:');
-    for (const status of timeEntryStatuses) {
-      for (const now of [true, false]) {
-        const row = db.prepare(`SELECT ${billableSql('s', 'b')} AS billable, ${invoiceableSql('s', 'b')} AS invoiceable FROM (SELECT ? AS s, ? AS b)`).get(status, now ? 1 : 0) as {
-          billable: number;
-          invoiceable: number;
-        };
-        expect([status, now, row.billable === 1, row.invoiceable === 1]).toEqual([status, now, isBillable(status, now), isInvoiceable(status, now)]);
-      }
-    }
-    db.close();
   });
 });

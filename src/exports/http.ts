@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import express, { type Request, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { EXPORTS, type ExportName, type exportInput } from '../domain/reports/schemas.ts';
@@ -42,12 +41,25 @@ function inputOf(report: ExportName, query: Request['query']): z.input<typeof ex
 
 const isExportName = (name: string): name is ExportName => (EXPORTS as readonly string[]).includes(name);
 
+/** Resolves on the socket's next 'drain' or 'close', leaving no listener behind either way. */
+function drainedOrClosed(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 /** Writes the pieces, waiting for the socket to drain whenever it asks to; false if the client left. */
 async function writeAll(res: Response, pieces: AsyncIterable<string>): Promise<boolean> {
   for await (const piece of pieces) {
     if (res.destroyed) return false;
     if (!res.write(piece)) {
-      await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      await drainedOrClosed(res);
       if (res.destroyed) return false;
     }
   }

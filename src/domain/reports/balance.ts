@@ -33,7 +33,7 @@ export interface OpenInvoice {
 }
 
 /** The sum of an invoice's payments, in SQL over `invoices`: one indexed lookup per invoice. */
-export const paidMinorSql = sql<number>`coalesce((SELECT sum(${payments.amountMinor}) FROM ${payments} WHERE ${payments.invoiceId} = ${invoices.id}), 0)`;
+export const paidMinorSql = sql<number>`coalesce((SELECT sum(p.amount_minor) FROM ${payments} p WHERE p.invoice_id = "invoices"."id"), 0)`;
 
 /** Every invoice that may still owe money (of the given clients), with what was paid on it. */
 export function openInvoices(db: Db, clientIds: readonly string[] | null): OpenInvoice[] {

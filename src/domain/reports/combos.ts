@@ -1,8 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { and, gte, lte, type SQL } from 'drizzle-orm';
-import type { Database, Db } from '../../db/index.ts';
-import { timeEntryCombos } from '../../db/schema/index.ts';
-import { inIds } from '../queries.ts';
+import type { Database } from '../../db/index.ts';
 
 /**
  * The (project, task, person) combinations a report reads, and the temporary table its aggregate
@@ -59,14 +56,25 @@ export const comboStatements = (db: Database) => {
     rate_lo INTEGER NOT NULL,
     unpriced INTEGER NOT NULL,
     billable_now INTEGER NOT NULL
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS temp.report_combos_key ON report_combos (project_id, task_id, user_id)`);
+  )`);
+  const days = (from: 'open' | 'bounded') =>
+    sqlite
+      .prepare<Record<string, string>, [string, string, string]>(
+        `SELECT project_id, task_id, user_id FROM time_entry_combos WHERE first_on <= :to${from === 'bounded' ? ' AND last_on >= :from' : ''} ORDER BY project_id, task_id, user_id`,
+      )
+      .raw();
   return {
     sqlite,
+    combos: { open: days('open'), bounded: days('bounded') },
+    /** The combinations that have unbilled entries, read from the (small) partial index of those. */
+    unbilledCombos: sqlite
+      .prepare<Record<string, string>, [string, string, string]>(
+        "SELECT DISTINCT project_id, task_id, user_id FROM time_entries INDEXED BY time_entries_unbilled_idx WHERE status = 'unbilled' AND recorded_on <= :to",
+      )
+      .raw(),
     clear: sqlite.prepare('DELETE FROM temp.report_combos'),
-    fill: sqlite.prepare<[string]>(
-      `INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7, value ->> 8 FROM json_each(?)`,
+    insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number]>(
+      'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     /** Statements built for one report shape (grouping, filters), kept for the next report of that shape. */
     shaped: new Map<string, BetterSqlite3.Statement>(),
@@ -75,21 +83,16 @@ export const comboStatements = (db: Database) => {
 export type ComboStatements = ReturnType<typeof comboStatements>;
 
 /**
- * The combinations of the given projects (every project when null) with entries between `from`
- * and `to` (either may be open), in key order.
+ * The combinations a report reads, in key order: for every entry, those with entries between
+ * `from` and `to` (either may be open) from `time_entry_combos`; for the unbilled summary, those
+ * with unbilled entries. Only those of `projects` when given.
  */
-export function combosBetween(db: Db, projectIds: readonly string[] | null, from: string | null, to: string): Combo[] {
-  const conditions: (SQL | undefined)[] = [
-    projectIds ? inIds(timeEntryCombos.projectId, projectIds) : undefined,
-    from !== null ? gte(timeEntryCombos.lastOn, from) : undefined,
-    lte(timeEntryCombos.firstOn, to),
-  ];
-  return db
-    .select({ projectId: timeEntryCombos.projectId, taskId: timeEntryCombos.taskId, userId: timeEntryCombos.userId })
-    .from(timeEntryCombos)
-    .where(and(...conditions))
-    .orderBy(timeEntryCombos.projectId, timeEntryCombos.taskId, timeEntryCombos.userId)
-    .all();
+export function combosFor(st: ComboStatements, source: Source, from: string | null, to: string, projects: ReadonlySet<string> | null): Combo[] {
+  const rows =
+    source === 'unbilled' ? st.unbilledCombos.all({ to }) : from === null ? st.combos.open.all({ to }) : st.combos.bounded.all({ from, to });
+  const out: Combo[] = [];
+  for (const [projectId, taskId, userId] of rows) if (!projects || projects.has(projectId)) out.push({ projectId, taskId, userId });
+  return out;
 }
 
 /**
@@ -100,19 +103,24 @@ export function combosBetween(db: Db, projectIds: readonly string[] | null, from
  */
 export function loadCombos(st: ComboStatements, rows: readonly ComboRow[]): void {
   st.clear.run();
-  const values = rows.map((r) => [
-    r.projectId,
-    r.taskId,
-    r.userId,
-    r.clientId,
-    r.currency,
-    Math.floor(r.rateMinor / SECONDS_PER_HOUR),
-    r.rateMinor % SECONDS_PER_HOUR,
-    r.unpriced ? 1 : 0,
-    r.billableNow ? 1 : 0,
-  ]);
-  st.fill.run(JSON.stringify(values));
+  for (const r of rows) {
+    st.insert.run(
+      r.projectId,
+      r.taskId,
+      r.userId,
+      r.clientId,
+      r.currency,
+      Math.floor(r.rateMinor / SECONDS_PER_HOUR),
+      r.rateMinor % SECONDS_PER_HOUR,
+      r.unpriced ? 1 : 0,
+      r.billableNow ? 1 : 0,
+    );
+  }
 }
 
-/** One entry's amount in minor units, in SQL over `report_combos r` (see `loadCombos`). */
-export const AMOUNT_SQL = '(e.seconds * r.rate_hi + (e.seconds * r.rate_lo * 2 + 3600) / 7200)';
+/**
+ * One entry's amount in minor units, in SQL: the entry `entry` (its `seconds`) at the rate of the
+ * combination row `combo` (`rate_hi`, `rate_lo`, see `loadCombos`), rounded half-up once. Equal to
+ * `timeAmountMinor` (money.ts) for every value; the property tests compare the two.
+ */
+export const amountSql = (entry: string, combo: string) => `(${entry}.seconds * ${combo}.rate_hi + (${entry}.seconds * ${combo}.rate_lo * 2 + 3600) / 7200)`;

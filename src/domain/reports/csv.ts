@@ -40,13 +40,40 @@ function numberCell(value: string | number): string {
 }
 
 /** The header line (headers are text cells too), with the byte order mark first when asked. */
-export function csvHeader<R>(columns: readonly CsvColumn<R>[], bom: boolean): string {
+export function csvHeader(columns: readonly Pick<CsvColumn<never>, 'header'>[], bom: boolean): string {
   return (bom ? UTF8_BOM : '') + columns.map((c) => textCell(c.header)).join(',') + '\r\n';
 }
 
+/**
+ * Text gathered line by line into one UTF-8 buffer and taken out as one flat string. Appending to
+ * a string instead would keep every line's pieces alive until the whole chunk is done, and a chunk
+ * of thousands of lines then outlives the young generation: garbage collection, not writing CSV,
+ * would take most of an export's time.
+ */
+export class TextBuffer {
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+
+  add(text: string): void {
+    // A UTF-16 code unit never takes more than three bytes in UTF-8.
+    if (this.used + text.length * 3 > this.buffer.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.used + text.length * 3));
+      this.buffer.copy(bigger, 0, 0, this.used);
+      this.buffer = bigger;
+    }
+    this.used += this.buffer.write(text, this.used);
+  }
+
+  /** Everything added since the last take, as one string; the buffer is reused. */
+  take(): string {
+    const text = this.buffer.toString('utf8', 0, this.used);
+    this.used = 0;
+    return text;
+  }
+}
+
 /** The lines of `rows`, each ending in CRLF. */
-export function csvLines<R>(columns: readonly CsvColumn<R>[], rows: Iterable<R>): string {
-  let out = '';
+export function csvLines<R>(columns: readonly CsvColumn<R>[], rows: Iterable<R>, into = new TextBuffer()): string {
   for (const row of rows) {
     let line = '';
     for (let i = 0; i < columns.length; i++) {
@@ -56,9 +83,9 @@ export function csvLines<R>(columns: readonly CsvColumn<R>[], rows: Iterable<R>)
       if (value === null || value === '') continue;
       line += column.kind === 'number' ? numberCell(value) : textCell(String(value));
     }
-    out += line + '\r\n';
+    into.add(line + '\r\n');
   }
-  return out;
+  return into.take();
 }
 
 /** A whole small table (a report) as CSV pieces: the header, then the rows in slices. */

@@ -1,7 +1,7 @@
 import { timeEntryStatuses } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { exactNumber, tooLarge } from './amounts.ts';
-import { AMOUNT_SQL, comboStatements, combosBetween, loadCombos, type ComboRow, type ComboStatements, type Source } from './combos.ts';
+import { amountSql, comboStatements, combosFor, loadCombos, type ComboRow, type ComboStatements, type Source } from './combos.ts';
 import { billableSql, comboFacts, invoiceableSql, readPricingFacts } from './pricing.ts';
 import type { Grouping, TimeEntryStatus } from './schemas.ts';
 import { counts, type EntryScope } from './visibility.ts';
@@ -62,8 +62,8 @@ function outerKey(by: Grouping): string {
 function innerFrom(req: TotalsRequest): string {
   if (req.source === 'unbilled') {
     const days = req.from === null ? 'e.recorded_on <= :to' : 'e.recorded_on BETWEEN :from AND :to';
-    return `FROM time_entries e INDEXED BY time_entries_unbilled_idx
-      CROSS JOIN temp.report_combos r ON r.project_id = e.project_id AND r.task_id = e.task_id AND r.user_id = e.user_id
+    return `FROM temp.report_combos r
+      CROSS JOIN time_entries e INDEXED BY time_entries_unbilled_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
     WHERE e.status = 'unbilled' AND ${days}`;
   }
   return `FROM temp.report_combos r
@@ -120,7 +120,7 @@ export function totalsSql(req: TotalsRequest): string {
       MAX(i.last_on) AS last_on
     FROM (
       SELECT r.id AS combo, e.status AS status, ${inner.select},
-        COUNT(*) AS n, SUM(e.seconds) AS s, SUM(${AMOUNT_SQL}) AS a, MIN(e.recorded_on) AS first_on, MAX(e.recorded_on) AS last_on
+        COUNT(*) AS n, SUM(e.seconds) AS s, SUM(${amountSql('e', 'r')}) AS a, MIN(e.recorded_on) AS first_on, MAX(e.recorded_on) AS last_on
       ${innerFrom(req)}${statusSql(req.statuses)}
       GROUP BY ${inner.groupBy}
     ) i JOIN temp.report_combos r ON r.id = i.combo
@@ -141,11 +141,10 @@ function statementFor(st: ComboStatements, text: string) {
 }
 
 /** The combinations in scope, priced: the rows of the temporary table the aggregate is driven by. */
-function combosInScope(scope: Scope, req: TotalsRequest): ComboRow[] {
-  const projectIds = req.entries.projects ? [...req.entries.projects] : null;
-  const facts = readPricingFacts(scope.db, projectIds);
+function combosInScope(scope: Scope, st: ComboStatements, req: TotalsRequest): ComboRow[] {
+  const facts = readPricingFacts(scope.db, req.entries.projects ? [...req.entries.projects] : null);
   const rows: ComboRow[] = [];
-  for (const combo of combosBetween(scope.db, projectIds, req.from, req.to)) {
+  for (const combo of combosFor(st, req.source, req.from, req.to, req.entries.projects)) {
     if (!counts(req.entries, combo.projectId, combo.userId)) continue;
     const f = comboFacts(facts, combo.projectId, combo.taskId, combo.userId);
     if (!f) continue;
@@ -158,7 +157,7 @@ function combosInScope(scope: Scope, req: TotalsRequest): ComboRow[] {
 export function entryTotals(scope: Scope, req: TotalsRequest): TotalsRow[] {
   const st = scope.statements(comboStatements);
   const read = () => {
-    loadCombos(st, combosInScope(scope, req));
+    loadCombos(st, combosInScope(scope, st, req));
     const raw = statementFor(st, totalsSql(req)).all(rangeParams(req)) as Record<string, bigint | string | null>[];
     return raw.map((r) => ({
       keys: req.group.map((_, n) => String(r[`k${n}`])),

@@ -85,23 +85,16 @@ export function comboFacts(facts: PricingFacts, projectId: string, taskId: strin
 }
 
 /*
- * Which entries count as billable work, and which an invoice could take now. The same rule is
- * written twice on purpose, once for SQL aggregates and once for rows read one by one (exports);
- * a unit test checks that both agree for every status.
+ * Which entries count as billable work, and which an invoice could take now, as SQL over a status
+ * column and a 0/1 "task billable now" column: billed entries, and entries an invoice could still
+ * take (now, or once approved) while their task is billable; an invoice takes only `unbilled`
+ * entries of billable tasks (lines.ts refuses every other status and non-billable tasks).
  */
 
 /** Statuses that may still be invoiced (after approval) when the task is billable. */
 const OPEN_STATUSES: readonly TimeEntryStatus[] = ['unbilled', 'pending_approval'];
 
-/** Billed entries, and entries an invoice could still take (now or once approved). */
-export const isBillable = (status: TimeEntryStatus, billableNow: boolean): boolean => status === 'billed' || (OPEN_STATUSES.includes(status) && billableNow);
-
-/** What an invoice accepts now (lines.ts refuses non-billable tasks and every other status). */
-export const isInvoiceable = (status: TimeEntryStatus, billableNow: boolean): boolean => status === 'unbilled' && billableNow;
-
-/** `isBillable` as SQL over a status column and a 0/1 billable-now column. */
 export const billableSql = (status: string, billableNow: string) =>
   `(${status} = 'billed' OR (${status} IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(', ')}) AND ${billableNow} = 1))`;
 
-/** `isInvoiceable` as SQL. */
 export const invoiceableSql = (status: string, billableNow: string) => `(${status} = 'unbilled' AND ${billableNow} = 1)`;
