@@ -88,12 +88,20 @@ export const workspaceNotFound = () =>
 export interface SchemaIssue {
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined;
   message: string;
+  code?: string;
+  /** Set by zod for `unrecognized_keys`. */
+  keys?: readonly string[];
 }
 
 export function validationError(issues: readonly SchemaIssue[], prefix: string[] = []): AppError {
-  const details = issues.map((issue) => {
+  const pathOf = (segments: PropertyKey[]) => segments.map(String).join('.') || '(body)';
+  const details = issues.flatMap((issue) => {
     const segments = [...prefix, ...(issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p))];
-    return { path: segments.map(String).join('.') || '(body)', message: issue.message };
+    // A strict schema's unknown keys: one detail per key, each naming it (zod reports them together on the parent).
+    if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+      return issue.keys.map((key) => ({ path: pathOf([...segments, key]), message: 'is not a known field here' }));
+    }
+    return [{ path: pathOf(segments), message: issue.message }];
   });
   const first = details[0];
   const message = first ? `Invalid request: ${first.path}: ${first.message}` : 'Invalid request';

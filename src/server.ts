@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
+import { EXPORTS_PREFIX, exportsRouter } from './exports/http.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
@@ -67,6 +68,7 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
   app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config), services.config));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
+  app.use(EXPORTS_PREFIX, exportsRouter(services));
   app.use(publicInvoiceRouter(services));
 
   app.use((req: Request, res: Response) => {

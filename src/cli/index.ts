@@ -79,6 +79,13 @@ export const COMMANDS: CommandRow[] = [
   },
   { words: 'webhook redeliver', args: '<subdomain> <endpoint-id> <event-id> [--json]', load: async () => (await import('./webhook.ts')).redeliver },
   { words: 'webhook events', args: '<subdomain> [--type T] [--limit N] [--cursor C] [--json]', load: async () => (await import('./webhook.ts')).events },
+  {
+    words: 'report time',
+    args: '<subdomain> [--from D] [--to D] [--by project,person] [--client IDS] [--project IDS] [--person IDS] [--billable true|false] [--status S,...] [--csv [--bom]] [--json]',
+    load: async () => (await import('./report.ts')).time,
+  },
+  { words: 'report unbilled', args: '<subdomain> [--to D] [--client IDS] [--project IDS] [--csv [--bom]] [--json]', load: async () => (await import('./report.ts')).unbilled },
+  { words: 'report receivables', args: '<subdomain> [--client IDS] [--csv [--bom]] [--json]', load: async () => (await import('./report.ts')).receivables },
 ];
 
 const usageOf = (rows: CommandRow[]) => rows.map((r) => `  hourbook ${r.words}${r.args ? ` ${r.args}` : ''}`).join('\n');

@@ -3,6 +3,7 @@ import { clientsRouter } from './routers/clients.ts';
 import { invoicesRouter } from './routers/invoices.ts';
 import { projectsRouter } from './routers/projects.ts';
 import { recipientsRouter } from './routers/recipients.ts';
+import { reportsRouter } from './routers/reports.ts';
 import { tasksRouter } from './routers/tasks.ts';
 import { teamMembersRouter } from './routers/team-members.ts';
 import { timeEntriesRouter } from './routers/time-entries.ts';
@@ -20,6 +21,7 @@ export const appRouter = router({
   invoices: invoicesRouter,
   workspace: workspaceRouter,
   webhooks: webhooksRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

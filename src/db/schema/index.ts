@@ -8,3 +8,4 @@ export * from './events.ts';
 export * from './identity.ts';
 export * from './idempotency.ts';
 export * from './webhooks.ts';
+export * from './reports.ts';

@@ -66,18 +66,32 @@ export interface ComputedTax {
 
 const MAX_MINOR = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** The rate of docs/design.md §5 when the line gives none. */
-function defaultHourlyRateMinor(entry: BillableEntry): number {
+/** What the rate rule reads about an entry: its project's billing method and the three rates. */
+export type RateFacts = Pick<BillableEntry, 'billingMethod' | 'projectRateMinor' | 'projectCurrency' | 'taskRateMinor' | 'personRateMinor'>;
+
+/**
+ * The hourly rate (minor units) an invoice in `currency` bills an entry at when its line gives
+ * none, by the project's billing method (docs/design.md §5). Null when that rate is in another
+ * currency than the invoice's: the line must then give `hourly_rate`. Invoices and reports both
+ * price time through this one rule.
+ */
+export function defaultHourlyRateMinor(entry: RateFacts, currency: string): number | null {
+  let rate: number;
   switch (entry.billingMethod) {
     case 'hourly_project_rate':
-      return entry.projectRateMinor;
+      rate = entry.projectRateMinor;
+      break;
     case 'hourly_person_rate':
-      return entry.personRateMinor ?? 0;
+      rate = entry.personRateMinor ?? 0;
+      break;
     case 'hourly_task_rate':
-      return entry.taskRateMinor;
+      rate = entry.taskRateMinor;
+      break;
     case 'fixed_price_project':
-      return 0;
+      rate = 0;
+      break;
   }
+  return rate !== 0 && entry.projectCurrency !== currency ? null : rate;
 }
 
 /** A line's hours are read to 4 decimal places, like every other hours value of the product. */
@@ -142,14 +156,15 @@ export function computeTimeLines(
       if (minor === null) throw invalidField(`${at}.hourly_rate`, `must have at most ${currencyDecimals(opts.currency)} decimals in ${opts.currency}`);
       rate = minor;
     } else {
-      rate = defaultHourlyRateMinor(entry);
-      if (rate !== 0 && entry.projectCurrency !== opts.currency) {
+      const standard = defaultHourlyRateMinor(entry, opts.currency);
+      if (standard === null) {
         throw unprocessable(
           'currency_mismatch',
           `The project of time entry ${entry.id} bills in ${entry.projectCurrency} but the client in ${opts.currency}; give hourly_rate in ${opts.currency}`,
           { time_entry_id: entry.id },
         );
       }
+      rate = standard;
     }
     return {
       kind: 'time_entry',

@@ -1,0 +1,234 @@
+/**
+ * Reports on a workspace of 1,000,000 time entries (scripts/bench-reports-data.ts), each figure
+ * beside a floor measured in the same run on the same file:
+ *
+ * - the time report grouped by project and month, through the `reports.time` procedure (goal
+ *   ≤ 500 ms), beside a bare `SUM(seconds)` over the same entries (reading each entry once, the
+ *   least any exact report must do) and the bare `GROUP BY project, month` a first draft would run;
+ * - the unbilled summary, `reports.unbilled` (goal ≤ 100 ms), beside the bare aggregate of the
+ *   unbilled entries;
+ * - the 1,000,000-row time-entry CSV downloaded over HTTP from a running server (goal ≥ 200,000
+ *   rows/s, resident memory growing ≤ 50 MB), beside a bare loop writing the same rows (one
+ *   better-sqlite3 `iterate()` and a plain comma join) into a discarding stream; and the CSV writer
+ *   beside csv-stringify on the same rows;
+ * - the query plan (`EXPLAIN QUERY PLAN`) of every statement the reports run, for docs/reports.md.
+ *
+ *   npx tsx scripts/bench-reports.ts                 # 1,000,000 entries
+ *   BENCH_ENTRIES=200000 npx tsx scripts/bench-reports.ts
+ */
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { csvLines, type CsvColumn } from '../src/domain/reports/csv.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { startServer } from '../src/server.ts';
+import { createServices, type AppServices } from '../src/services.ts';
+import { createCaller } from '../src/trpc/router.ts';
+import type { WorkspaceHandle } from '../src/workspaces/handle.ts';
+import { DEFAULT_SHAPE, seedReportData } from './bench-reports-data.ts';
+
+const ROUNDS = 5;
+const SUBDOMAIN = 'bench';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ms = (n: number) => `${n.toFixed(0).padStart(5)} ms`;
+
+/** Median wall time of `rounds` runs after one warm-up run, and the last result. */
+async function timed<T>(run: () => Promise<T> | T, rounds = ROUNDS): Promise<{ ms: number; cpuMs: number; result: T }> {
+  let result = await run();
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const cpu = process.cpuUsage();
+    const t = process.hrtime.bigint();
+    result = await run();
+    walls.push(Number(process.hrtime.bigint() - t) / 1e6);
+    const c = process.cpuUsage(cpu);
+    cpus.push((c.user + c.system) / 1000);
+  }
+  return { ms: median(walls), cpuMs: median(cpus), result };
+}
+
+function line(name: string, figure: { ms: number; cpuMs: number }, goalMs: number, floors: [string, { ms: number }][]) {
+  console.log(`  ${name}: ${ms(figure.ms)} (cpu ${ms(figure.cpuMs)})  goal ≤ ${goalMs} ms: ${figure.ms <= goalMs ? 'met' : 'NOT met'} (${(figure.ms / goalMs).toFixed(2)} × goal)`);
+  for (const [label, floor] of floors) console.log(`    floor, ${label}: ${ms(floor.ms)}  → report / floor ${(figure.ms / floor.ms).toFixed(2)}`);
+}
+
+/** Records every statement the reports prepare and the values they run with, for EXPLAIN QUERY PLAN. */
+function recordStatements(handle: WorkspaceHandle): { take: () => { sql: string; params: unknown[] }[] } {
+  const seen = new Map<string, unknown[]>();
+  const sqlite = handle.sqlite;
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    const statement = prepare(source);
+    for (const method of ['all', 'get', 'iterate', 'run'] as const) {
+      const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
+      (statement as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        if (/^\s*(SELECT|WITH)/i.test(source)) seen.set(source.replace(/\s+/g, ' ').trim(), args);
+        return original(...args);
+      };
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
+  return {
+    take: () => {
+      sqlite.prepare = prepare as typeof sqlite.prepare;
+      return [...seen].map(([sql, params]) => ({ sql, params }));
+    },
+  };
+}
+
+function printPlans(handle: WorkspaceHandle, label: string, statements: { sql: string; params: unknown[] }[]) {
+  console.log(`\n  EXPLAIN QUERY PLAN, ${label}:`);
+  for (const { sql, params } of statements) {
+    if (/sqlite_master|FROM `?workspace`?|api_keys|team_members" where|PRAGMA/i.test(sql)) continue;
+    const plan = handle.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[];
+    console.log(`    ${sql.length > 160 ? `${sql.slice(0, 157)}...` : sql}`);
+    for (const p of plan) console.log(`      ${p.detail}`);
+  }
+}
+
+/** Downloads an export over HTTP, discarding it; rows counted by line ends, resident memory sampled. */
+function download(url: string, key: string, path: string): Promise<{ rows: number; ms: number; rssGrowthMb: number }> {
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const u = new URL(path, url);
+    const req = request({ hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers: { host: `${SUBDOMAIN}.localhost`, 'x-api-key': key } }, (res) => {
+      let lines = 0;
+      res.on('data', (chunk: Buffer) => {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      });
+      res.on('end', () => {
+        clearInterval(sampler);
+        if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
+        // Header line out; notes hold no line breaks in the bench data.
+        resolve({ rows: lines - 1, ms: Number(process.hrtime.bigint() - started) / 1e6, rssGrowthMb: (peak - base) / 1024 / 1024 });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The floor of the export: the same rows read with one `iterate()`, joined with commas, written to a discarding stream. */
+async function bareExport(handle: WorkspaceHandle, from: string, to: string): Promise<{ rows: number; ms: number }> {
+  const sink = new Writable({ write: (_chunk, _enc, done) => done(), highWaterMark: 1 << 16 });
+  const started = process.hrtime.bigint();
+  let rows = 0;
+  let buffer = '';
+  const statement = handle.sqlite
+    .prepare(
+      `SELECT e.id, e.recorded_on, e.client_id, e.project_id, e.task_id, e.user_id, e.seconds, e.status, e.notes, e.invoice_id, e.created_at, e.updated_at
+       FROM time_entries e INDEXED BY time_entries_day_idx WHERE e.recorded_on BETWEEN ? AND ? ORDER BY e.recorded_on, e.rowid`,
+    )
+    .raw();
+  for (const row of statement.iterate(from, to) as Iterable<unknown[]>) {
+    buffer += row.join(',') + '\r\n';
+    rows++;
+    if (buffer.length > 1 << 16) {
+      if (!sink.write(buffer)) await new Promise((r) => sink.once('drain', r));
+      buffer = '';
+    }
+  }
+  sink.end(buffer);
+  return { rows, ms: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
+/** The CSV writer beside csv-stringify (with the same formula neutralisation as a cast) on the same rows. */
+function writerComparison(handle: WorkspaceHandle) {
+  const rows = handle.sqlite.prepare('SELECT id, recorded_on, project_id, user_id, seconds, status, notes, created_at FROM time_entries LIMIT 200000').raw().all() as unknown[][];
+  const columns: CsvColumn<unknown[]>[] = rows[0]!.map((_, i) => ({ header: String(i), kind: i === 4 ? 'number' : 'text', value: (r) => r[i] as string | number }));
+  const time = (f: () => void) => {
+    const t = process.hrtime.bigint();
+    f();
+    return Number(process.hrtime.bigint() - t) / 1e6;
+  };
+  const slices = (f: (slice: unknown[][]) => string) => () => {
+    for (let i = 0; i < rows.length; i += 5000) f(rows.slice(i, i + 5000));
+  };
+  const ours = median([0, 1, 2].map(() => time(slices((s) => csvLines(columns, s)))));
+  const neutralise = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+  const library = median([0, 1, 2].map(() => time(slices((s) => stringify(s, { record_delimiter: 'windows', cast: { string: neutralise } })))));
+  const rate = (t: number) => `${Math.round((rows.length / t) * 1000).toLocaleString('en-US')} rows/s`;
+  console.log(`  CSV writer on ${rows.length.toLocaleString('en-US')} rows: ours ${rate(ours)}, csv-stringify (sync, same neutralisation) ${rate(library)} → ours / library ${(library / ours).toFixed(2)} × faster`);
+}
+
+async function reports(services: AppServices, key: string, handle: WorkspaceHandle, from: string, to: string) {
+  const caller = createCaller({ services, requestId: 'bench', subdomain: SUBDOMAIN, apiKey: key });
+  const sqlite = handle.sqlite;
+  console.log('\n  time report, grouped by project and month:');
+  const report = await timed(() => caller.reports.time({ from, to, by: ['project', 'month'] }));
+  const scan = sqlite.prepare('SELECT SUM(seconds) FROM time_entries INDEXED BY time_entries_day_idx WHERE recorded_on BETWEEN ? AND ?');
+  const naive = sqlite.prepare('SELECT project_id, substr(recorded_on, 1, 7), SUM(seconds) FROM time_entries WHERE recorded_on BETWEEN ? AND ? GROUP BY 1, 2');
+  line(`reports.time (${report.result.rows.length} rows, ${report.result.totals.entries.toLocaleString('en-US')} entries)`, report, 500, [
+    ['bare SUM(seconds) over the entries', await timed(() => scan.get(from, to))],
+    ['bare GROUP BY project, month', await timed(() => naive.all(from, to))],
+  ]);
+
+  console.log('\n  unbilled summary:');
+  const unbilled = await timed(() => caller.reports.unbilled({}));
+  const bare = sqlite.prepare("SELECT project_id, COUNT(*), SUM(seconds), MIN(recorded_on) FROM time_entries WHERE status = 'unbilled' GROUP BY project_id");
+  line(`reports.unbilled (${unbilled.result.rows.length} rows, ${unbilled.result.totals.reduce((t, x) => t + x.entries, 0).toLocaleString('en-US')} entries)`, unbilled, 100, [
+    ['bare GROUP BY project of the unbilled entries', await timed(() => bare.all())],
+  ]);
+
+  const recorder = recordStatements(handle);
+  await caller.reports.time({ from, to, by: ['project', 'month'] });
+  await caller.reports.time({ from, to, by: ['person', 'week'] });
+  await caller.reports.unbilled({});
+  await caller.reports.receivables({});
+  await caller.reports.paidPerMonth({});
+  const exported = await caller.reports.exportCsv({ report: 'time-entries', from, to: from });
+  for await (const piece of exported.pieces) void piece;
+  printPlans(handle, 'every statement the reports ran', recorder.take());
+}
+
+export async function run(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-bench-reports-'));
+  const services = createServices(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' }), { logger: pino({ level: 'silent' }) });
+  try {
+    const shape = { ...DEFAULT_SHAPE, entries: Number(process.env.BENCH_ENTRIES ?? DEFAULT_SHAPE.entries) };
+    // "Today" is the day after the data ends, so the unbilled summary and receivables see all of it.
+    const ws = provisionWorkspace(services.registry, { subdomain: SUBDOMAIN, timeZone: 'UTC', owner: { email: 'owner@bench.test', firstName: 'O', lastName: 'B' } }, new Date());
+    const handle = services.registry.get(SUBDOMAIN)!;
+    const seeding = process.hrtime.bigint();
+    const seeded = seedReportData(handle.sqlite, ws.owner.id, shape);
+    console.log(
+      `seeded ${shape.entries.toLocaleString('en-US')} entries (${seeded.clientIds.length} clients, ${seeded.projectIds.length} projects, ${seeded.peopleIds.length} people), ${seeded.invoices} invoices and ${seeded.payments} payments in ${(Number(process.hrtime.bigint() - seeding) / 1e9).toFixed(1)} s`,
+    );
+    await reports(services, ws.apiKey, handle, shape.from, shape.to);
+    writerComparison(handle);
+
+    console.log(`\n  time-entry CSV export over HTTP (${shape.entries.toLocaleString('en-US')} rows):`);
+    const server = await startServer(services, { port: 0, host: '127.0.0.1', jobs: false });
+    try {
+      const path = `/api/exports/time-entries.csv?from=${shape.from}&to=${shape.to}`;
+      await download(server.url, ws.apiKey, `/api/exports/time-entries.csv?from=${shape.from}&to=${shape.from}`); // warm up
+      const got = await download(server.url, ws.apiKey, path);
+      const floor = await bareExport(handle, shape.from, shape.to);
+      const rate = (rows: number, t: number) => (rows / t) * 1000;
+      const ours = rate(got.rows, got.ms);
+      console.log(
+        `    GET ${path}: ${got.rows.toLocaleString('en-US')} rows in ${ms(got.ms)} = ${Math.round(ours).toLocaleString('en-US')} rows/s, goal ≥ 200,000: ${ours >= 200_000 ? 'met' : 'NOT met'}; resident memory grew ${got.rssGrowthMb.toFixed(1)} MB, goal ≤ 50: ${got.rssGrowthMb <= 50 ? 'met' : 'NOT met'}`,
+      );
+      console.log(
+        `    floor, bare iterate() + comma join into a discarding stream: ${floor.rows.toLocaleString('en-US')} rows in ${ms(floor.ms)} = ${Math.round(rate(floor.rows, floor.ms)).toLocaleString('en-US')} rows/s → export / floor ${(got.ms / floor.ms).toFixed(2)} × the time`,
+      );
+    } finally {
+      await server.close();
+    }
+  } finally {
+    services.registry.closeAll();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -1,0 +1,215 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../db/index.ts';
+import { invoices, timeEntryStatuses } from '../../db/schema/index.ts';
+import { currencyDecimals, minorToDecimalString } from '../money.ts';
+import type { Scope } from '../scope.ts';
+import { hoursOf } from '../time/hours.ts';
+import { amountSql, comboStatements, combosFor, connectionOf } from './combos.ts';
+import { csvHeader, textCell, TextBuffer } from './csv.ts';
+import { clientNames, nameOf, peopleNames, projectNames, taskNames } from './labels.ts';
+import { billableSql, comboFacts, readPricingFacts } from './pricing.ts';
+import { resolveRange, type DateRange } from './range.ts';
+import type { TimeEntriesExportInput, TimeEntryStatus } from './schemas.ts';
+import { counts, entryScope, type EntryScope } from './visibility.ts';
+
+/**
+ * The time-entry export: every entry a request counts, one CSV row each, in day order. Entries are
+ * read in keyset chunks of `CHUNK` (day, then rowid, on the day index), each chunk read whole before
+ * it is written, so the connection is free for other requests between chunks and memory holds one
+ * chunk however many entries there are. An entry changed while a long download runs appears as it
+ * was when its chunk was read.
+ */
+
+export const CHUNK = 5000;
+
+/** The columns, in order; `client` to `user_id` depend only on the entry's combination. */
+const HEADERS = [
+  'id',
+  'recorded_on',
+  'client',
+  'client_id',
+  'project_identifier',
+  'project',
+  'project_id',
+  'task',
+  'task_id',
+  'person',
+  'person_email',
+  'user_id',
+  'status',
+  'billable',
+  'hours',
+  'seconds',
+  'notes',
+  'currency',
+  'current_hourly_rate',
+  'current_amount',
+  'invoice_number',
+  'invoice_id',
+  'created_at',
+  'updated_at',
+].map((header) => ({ header }));
+
+/** What every entry of one (project, task, person) shares, its CSV cells written once. */
+interface ComboCells {
+  /** `client` to `user_id`, already encoded and joined. */
+  cells: string;
+  currency: string;
+  rateCell: string;
+  decimals: number;
+}
+
+/**
+ * The temporary table of an export's combinations, keyed by (export, combination): each export
+ * tags its own rows, so exports running side by side on one connection never see each other's.
+ */
+const exportStatements = (db: Database) => {
+  const sqlite = connectionOf(db);
+  sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS export_combos (
+    export_id INTEGER NOT NULL,
+    project_id TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    rate_hi INTEGER NOT NULL,
+    rate_lo INTEGER NOT NULL,
+    priced INTEGER NOT NULL,
+    billable_now INTEGER NOT NULL,
+    PRIMARY KEY (export_id, project_id, task_id, user_id)
+  ) WITHOUT ROWID`);
+  return {
+    sqlite,
+    insert: sqlite.prepare<[number, string, string, string, number, number, number, number, number]>('INSERT INTO temp.export_combos VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    drop: sqlite.prepare<[number]>('DELETE FROM temp.export_combos WHERE export_id = ?'),
+    next: { id: 0 },
+  };
+};
+
+/**
+ * The combinations the export reads, priced by the invoices' rule and loaded under `exportId`,
+ * with their shared cells by position. The caller's filters and visibility are applied here, so
+ * an entry of any other combination is simply not joined.
+ */
+function loadExportCombos(scope: Scope, exportId: number, range: DateRange, entries: EntryScope): ComboCells[] {
+  const st = scope.statements(exportStatements);
+  const names = {
+    clients: clientNames(scope.db, null),
+    projects: projectNames(scope.db, null),
+    tasks: taskNames(scope.db, null),
+    people: peopleNames(scope.db, null),
+  };
+  const facts = readPricingFacts(scope.db, entries.projects ? [...entries.projects] : null);
+  const cells: ComboCells[] = [];
+  for (const { projectId, taskId, userId } of combosFor(scope.statements(comboStatements), 'all', range.from, range.to, entries.projects)) {
+    const f = comboFacts(facts, projectId, taskId, userId);
+    if (!f || !counts(entries, projectId, userId)) continue;
+    const decimals = currencyDecimals(f.currency);
+    const rate = f.rateMinor ?? 0;
+    st.insert.run(exportId, projectId, taskId, userId, cells.length, Math.floor(rate / 3600), rate % 3600, f.rateMinor === null ? 0 : 1, f.billableNow ? 1 : 0);
+    const shared = [
+      nameOf(names.clients, f.clientId),
+      f.clientId,
+      names.projects.get(projectId)?.identifier ?? '',
+      nameOf(names.projects, projectId),
+      projectId,
+      nameOf(names.tasks, taskId),
+      taskId,
+      nameOf(names.people, userId),
+      names.people.get(userId)?.email ?? '',
+      userId,
+    ];
+    cells.push({ cells: shared.map(textCell).join(','), currency: textCell(f.currency), rateCell: f.rateMinor === null ? '' : minorToDecimalString(f.rateMinor, decimals), decimals });
+  }
+  return cells;
+}
+
+/**
+ * One chunk of entries in day order after (day, rowid), joined to the export's combinations; the
+ * billable rule and each entry's amount are the reports' own SQL (pricing.ts, combos.ts).
+ */
+function chunkStatement(sqlite: BetterSqlite3.Database, input: TimeEntriesExportInput) {
+  const billable = billableSql('e.status', 'c.billable_now');
+  const where: string[] = ['(e.recorded_on, e.rowid) > (:day, :rid)', 'e.recorded_on <= :to'];
+  if (input.status) where.push(`e.status IN (${timeEntryStatuses.filter((s) => input.status!.includes(s)).map((s) => `'${s}'`).join(', ')})`);
+  if (input.billable !== undefined) where.push(input.billable ? billable : `NOT ${billable}`);
+  return sqlite
+    .prepare(
+      `SELECT e.rowid, e.id, e.recorded_on, c.n, e.status, ${billable}, e.seconds, e.notes,
+         CASE WHEN ${billable} AND c.priced = 1 THEN ${amountSql('e', 'c')} END, e.invoice_id, e.created_at, e.updated_at
+       FROM time_entries e INDEXED BY time_entries_day_idx
+         CROSS JOIN temp.export_combos c ON c.export_id = :export AND c.project_id = e.project_id AND c.task_id = e.task_id AND c.user_id = e.user_id
+       WHERE ${where.join(' AND ')}
+       ORDER BY e.recorded_on, e.rowid LIMIT ${CHUNK}`,
+    )
+    .raw();
+}
+
+type RawEntry = [number, string, string, number, TimeEntryStatus, number, number, string, number | null, string | null, string, string];
+
+/**
+ * The CSV lines of the entries, a chunk at a time. A line is its combination's cells (written
+ * once per combination) and the entry's own: a hot loop, so it concatenates the cells itself
+ * rather than going through `CsvColumn`s, with the same encoding (`textCell`) for every text cell.
+ */
+function* lines(scope: Scope, range: DateRange, entries: EntryScope, input: TimeEntriesExportInput): Generator<string> {
+  const st = scope.statements(exportStatements);
+  const exportId = ++st.next.id;
+  try {
+    const combos = loadExportCombos(scope, exportId, range, entries);
+    const statement = chunkStatement(st.sqlite, input);
+    const params: Record<string, string | number> = { day: range.from, rid: -1, to: range.to, export: exportId };
+    // An entry holds at most 24 hours: its hours as text are worked out once per duration.
+    const hoursText: string[] = [];
+    const out = new TextBuffer();
+    const numberOf = invoiceNumbers(scope);
+    for (;;) {
+      // Rows are taken one by one (iterate), so each dies young instead of living for its chunk.
+      let taken = 0;
+      for (const row of statement.iterate(params) as IterableIterator<RawEntry>) {
+        const [rowid, id, recordedOn, n, status, billable, seconds, notes, amount, invoiceId, createdAt, updatedAt] = row;
+        const combo = combos[n]!;
+        out.add(
+          `${textCell(id)},${recordedOn},${combo.cells},${status},${billable === 1},${(hoursText[seconds] ??= String(hoursOf(seconds)))},${seconds},${textCell(notes)},${combo.currency},` +
+            `${amount === null ? '' : combo.rateCell},${amount === null ? '' : minorToDecimalString(amount, combo.decimals)},` +
+            `${invoiceId ? textCell(numberOf(invoiceId)) : ''},${invoiceId ? textCell(invoiceId) : ''},${textCell(createdAt)},${textCell(updatedAt)}\r\n`,
+        );
+        params.day = recordedOn;
+        params.rid = rowid;
+        taken++;
+      }
+      if (taken > 0) yield out.take();
+      if (taken < CHUNK) return;
+    }
+  } finally {
+    st.drop.run(exportId);
+  }
+}
+
+/** An invoice's number by id, each read once per export (an export meets few invoices). */
+function invoiceNumbers(scope: Scope): (id: string) => string {
+  const known = new Map<string, string>();
+  return (id) => {
+    let number = known.get(id);
+    if (number === undefined) {
+      number = scope.db.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, id)).get()?.number ?? '';
+      known.set(id, number);
+    }
+    return number;
+  };
+}
+
+/**
+ * The export's CSV, as pieces to stream. The range and the caller's right to see the entries are
+ * checked now (a refused export fails before its first byte); the entries are read as the pieces
+ * are taken.
+ */
+export function timeEntriesExport(scope: Scope, input: TimeEntriesExportInput, bom: boolean): { range: DateRange; pieces: Generator<string> } {
+  const range = resolveRange(scope, input);
+  const entries = entryScope(scope, input);
+  function* pieces(): Generator<string> {
+    yield csvHeader(HEADERS, bom);
+    yield* lines(scope, range, entries, input);
+  }
+  return { range, pieces: pieces() };
+}

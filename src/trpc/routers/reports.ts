@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { email } from '../../domain/fields.ts';
+import { exportCsv } from '../../domain/reports/export.ts';
+import { invoiceDraft } from '../../domain/reports/invoice-draft.ts';
+import { paidPerMonth } from '../../domain/reports/paid-per-month.ts';
+import { receivablesReport } from '../../domain/reports/receivables.ts';
+import {
+  exportInput,
+  invoiceDraftInput,
+  invoiceDraftOutput,
+  paidPerMonthInput,
+  paidPerMonthOutput,
+  receivablesInput,
+  receivablesOutput,
+  timeReportInput,
+  timeReportOutput,
+  unbilledInput,
+  unbilledOutput,
+  utilisationInput,
+  utilisationOutput,
+} from '../../domain/reports/schemas.ts';
+import { timeReport } from '../../domain/reports/time-report.ts';
+import { unbilledReport } from '../../domain/reports/unbilled.ts';
+import { utilisationReport } from '../../domain/reports/utilisation.ts';
+import { withActor, type Scope } from '../../domain/scope.ts';
+import { findActingUser } from '../../domain/team-members/acting-user.ts';
+import { router, workspaceProcedure } from '../init.ts';
+
+/**
+ * Reports may name the person asking (`email`): a Member then sees only their own time and the
+ * time of the projects they manage. Without `email` the workspace's key speaks for the workspace.
+ */
+const reportProcedure = workspaceProcedure
+  .input(z.object({ email: email.optional() }))
+  .use(({ ctx, input, next }) => next({ ctx: { scope: input.email ? withActor(ctx.scope, findActingUser(ctx.scope, input.email)) : (ctx.scope as Scope) } }));
+
+/** CSV pieces as an async iterable: tRPC streams it (httpBatchStreamLink); the download door writes it. */
+async function* streamed(pieces: Iterable<string>): AsyncGenerator<string> {
+  for (const piece of pieces) yield piece;
+}
+
+export const reportsRouter = router({
+  /** Hours and money over a range of days, grouped by one or two of client, project, task, person, day, week, month. */
+  time: reportProcedure
+    .input(timeReportInput)
+    .output(timeReportOutput)
+    .query(({ ctx, input }) => timeReport(ctx.scope, input)),
+  /** What could be invoiced now, per client and project. */
+  unbilled: reportProcedure
+    .input(unbilledInput)
+    .output(unbilledOutput)
+    .query(({ ctx, input }) => unbilledReport(ctx.scope, input)),
+  /** The `invoices.create` input (endpoint 1's body) that bills one client's unbilled work; writes nothing. */
+  invoiceDraft: reportProcedure
+    .input(invoiceDraftInput)
+    .output(invoiceDraftOutput)
+    .query(({ ctx, input }) => invoiceDraft(ctx.scope, input)),
+  /** Balances due with their ageing, per invoice, client and currency. Owner/Admin. */
+  receivables: reportProcedure
+    .input(receivablesInput)
+    .output(receivablesOutput)
+    .query(({ ctx, input }) => receivablesReport(ctx.scope, input)),
+  /** Money received per month and currency. Owner/Admin. */
+  paidPerMonth: reportProcedure
+    .input(paidPerMonthInput)
+    .output(paidPerMonthOutput)
+    .query(({ ctx, input }) => paidPerMonth(ctx.scope, input)),
+  /** Recorded and billable hours per person and ISO week. */
+  utilisation: reportProcedure
+    .input(utilisationInput)
+    .output(utilisationOutput)
+    .query(({ ctx, input }) => utilisationReport(ctx.scope, input)),
+  /**
+   * Any report, or the time entries, invoices with lines, or payments, as CSV: `{filename,
+   * content_type, pieces}` where `pieces` streams the text. Downloaded over HTTP at
+   * `GET /api/exports/<report>.csv` (docs/reports.md).
+   */
+  exportCsv: reportProcedure.input(exportInput).query(({ ctx, input }) => {
+    const csv = exportCsv(ctx.scope, input);
+    return { filename: csv.filename, content_type: 'text/csv; charset=utf-8' as const, pieces: streamed(csv.pieces) };
+  }),
+});
