@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { jobs } from './jobs/index.ts';
@@ -10,13 +8,12 @@ import { publicInvoiceRouter } from './public/invoice-page.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
-import { MAX_BODY_BYTES } from './rest/body.ts';
 import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import type { AppServices } from './services.ts';
-import { contextFor, hostOf } from './trpc/context.ts';
-import { toAppError } from './trpc/errors.ts';
-import { appRouter } from './trpc/router.ts';
+import { hostOf } from './trpc/context.ts';
+import { webAppRouter } from './web/serve-app.ts';
+import { trpcDoor } from './web/trpc-door.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -55,25 +52,14 @@ export function createApp(services: AppServices): express.Express {
     res.json({ status: 'ok' });
   });
 
-  const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
-  app.use(
-    '/trpc',
-    cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }),
-    createExpressMiddleware({
-      router: appRouter,
-      maxBodySize: MAX_BODY_BYTES,
-      createContext: ({ req, res }) => contextFor(services, req, String(res.getHeader('x-request-id') ?? ''), subdomainOf),
-      onError: ({ error, ctx }) => {
-        if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
-      },
-    }),
-  );
+  app.use('/trpc', trpcDoor(services));
 
   // Public, before the REST router (which would demand a key); the document is built once.
   app.use(openApiRouter(buildOpenApiDocument(restRoutes, services.config)));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(publicInvoiceRouter(services));
+  app.use(webAppRouter(services));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ error: `Nothing is served at ${req.method} ${req.path}`, code: 'not_found' });

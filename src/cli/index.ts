@@ -25,6 +25,7 @@ export const COMMANDS: CommandRow[] = [
     load: async () => (await import('./workspace.ts')).create,
   },
   { words: 'workspace list', args: '[--json]', load: async () => (await import('./workspace.ts')).list },
+  { words: 'password-link', args: '<subdomain> [--email E] [--json]', load: async () => (await import('./workspace.ts')).passwordLink },
   { words: 'key create', args: '<subdomain> [--label L] [--expires YYYY-MM-DD] [--json]', load: async () => (await import('./key.ts')).create },
   { words: 'key revoke', args: '<subdomain> <key-id>', load: async () => (await import('./key.ts')).revoke },
   {

@@ -1,4 +1,6 @@
 import type { AnyProcedure } from '@trpc/server';
+import { accountsRouter, apiKeysRouter } from './routers/accounts.ts';
+import { authRouter } from './routers/auth.ts';
 import { clientsRouter } from './routers/clients.ts';
 import { invoicesRouter } from './routers/invoices.ts';
 import { projectsRouter } from './routers/projects.ts';
@@ -16,6 +18,9 @@ export const appRouter = router({
   tasks: tasksRouter,
   timeEntries: timeEntriesRouter,
   invoices: invoicesRouter,
+  auth: authRouter,
+  accounts: accountsRouter,
+  apiKeys: apiKeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

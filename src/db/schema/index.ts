@@ -5,3 +5,5 @@ export * from './time-entries.ts';
 export * from './invoices.ts';
 export * from './outbox.ts';
 export * from './events.ts';
+export * from './accounts.ts';
+export * from './timers.ts';

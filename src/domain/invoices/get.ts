@@ -5,9 +5,11 @@ import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
 import { toInvoiceSummary, toLineRecord, toTaxRecord } from './records.ts';
 import type { getOutput, invoiceIdInput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 /** tRPC `invoices.get`: one invoice with its lines, taxes, projects and recipients. */
 export function getInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof getOutput> {
+  requireAdmin(scope, 'see invoices');
   const { db } = scope;
   const row = findInvoice(db, input.invoice_id);
   const lines = db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();

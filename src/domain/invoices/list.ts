@@ -5,9 +5,11 @@ import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { toInvoiceSummary } from './records.ts';
 import type { listInput, listOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 /** tRPC `invoices.list`: keyset pages by creation, by client, status, issue dates and change time. */
 export function listInvoices(scope: Scope, input: z.output<typeof listInput>): z.output<typeof listOutput> {
+  requireAdmin(scope, 'see invoices');
   const page = keysetPage(
     scope.db.select().from(invoices).$dynamic(),
     invoices,

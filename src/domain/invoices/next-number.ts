@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { invoices } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import type { nextNumberOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 /**
  * The number after `last`: its trailing digits plus one, zero padding kept (`INV-0041` →
@@ -26,6 +27,7 @@ const FIRST_NUMBER = 'INV-0001';
  * used further ahead are skipped.
  */
 export function nextInvoiceNumber(scope: Scope): z.output<typeof nextNumberOutput> {
+  requireAdmin(scope, 'see invoices');
   const { db } = scope;
   const last = db.select({ number: invoices.number }).from(invoices).orderBy(desc(invoices.createdAt), desc(invoices.id)).limit(1).get();
   let candidate = last ? incrementNumber(last.number) : FIRST_NUMBER;
