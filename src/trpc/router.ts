@@ -1,5 +1,5 @@
 import type { AnyProcedure } from '@trpc/server';
-import { accountsRouter, apiKeysRouter } from './routers/accounts.ts';
+import { accountsRouter, apiKeysRouter, workspaceRouter } from './routers/accounts.ts';
 import { authRouter } from './routers/auth.ts';
 import { clientsRouter } from './routers/clients.ts';
 import { invoicesRouter } from './routers/invoices.ts';
@@ -8,6 +8,7 @@ import { recipientsRouter } from './routers/recipients.ts';
 import { tasksRouter } from './routers/tasks.ts';
 import { teamMembersRouter } from './routers/team-members.ts';
 import { timeEntriesRouter } from './routers/time-entries.ts';
+import { approvalsRouter, timesheetRouter } from './routers/timesheet.ts';
 import { createCallerFactory, router } from './init.ts';
 
 export const appRouter = router({
@@ -21,6 +22,9 @@ export const appRouter = router({
   auth: authRouter,
   accounts: accountsRouter,
   apiKeys: apiKeysRouter,
+  workspace: workspaceRouter,
+  timesheet: timesheetRouter,
+  approvals: approvalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

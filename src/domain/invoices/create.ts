@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Transaction } from '../../db/index.ts';
+import type { Db, Transaction } from '../../db/index.ts';
 import { clients, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects } from '../../db/schema/index.ts';
 import { conflict, invalidField, notFound, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
@@ -25,7 +25,7 @@ const newPublicToken = () => randomBytes(32).toString('base64url');
 const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoice number ${number} is already used in this workspace`);
 
 /** The client to invoice: it must exist and be active. */
-function activeClient(tx: Transaction, clientId: string): ClientRow {
+export function activeClient(tx: Db, clientId: string): ClientRow {
   const client = tx.select().from(clients).where(eq(clients.id, clientId)).get();
   if (!client) throw notFound('client', `No client with id ${clientId}`);
   if (client.status !== 'active') throw unprocessable('client_archived', `Client ${client.name} is archived; reactivate it to invoice it`);
@@ -33,7 +33,7 @@ function activeClient(tx: Transaction, clientId: string): ClientRow {
 }
 
 /** The client's projects, and the ones the request names (each must be the client's). */
-function projectsOf(tx: Transaction, client: ClientRow, input: CreateInput) {
+export function projectsOf(tx: Db, client: ClientRow, input: Pick<CreateInput, 'project_id'>) {
   const clientProjects = new Set(
     tx
       .select({ id: projects.id })

@@ -32,7 +32,7 @@ interface Target {
 }
 
 /** The client, project and task the entry names, each checked; the user must be on the project. */
-function resolveTarget(st: TimeEntryStatements, input: CreateInput, user: ActingUser, actor: ActingUser): Target {
+export function resolveTarget(st: TimeEntryStatements, input: Pick<CreateInput, 'client_id' | 'project_id' | 'task_id'>, user: ActingUser, actor: ActingUser): Target {
   const client = st.client.get({ id: input.client_id });
   if (!client) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
   const project = findProject(st, input.project_id);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { createKey, createKeyInput, createKeyOutput, listApiKeys, listKeysOutput, revokeKey, revokeKeyInput, revokeKeyOutput } from '../../domain/accounts/api-keys.ts';
 import { inviteMember, sendAccountLink } from '../../domain/accounts/invite.ts';
+import { teamOutput, teamOverview } from '../../domain/accounts/team.ts';
+import { detailsOutput, workspaceDetails } from '../../domain/workspace/details.ts';
 import { inviteInput, inviteOutput, sendLinkInput, sendLinkOutput } from '../../domain/accounts/schemas.ts';
 import { router, workspaceProcedure } from '../init.ts';
 
@@ -10,6 +12,11 @@ export const accountsRouter = router({
     .input(inviteInput)
     .output(inviteOutput)
     .mutation(({ ctx, input }) => inviteMember(ctx.scope, input)),
+  /** The team page: members with the state of their accounts, and the workspace's roles. */
+  team: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(teamOutput)
+    .query(({ ctx }) => teamOverview(ctx.scope)),
   /** The invitation again (no password yet) or a reset link (has one). */
   sendLink: workspaceProcedure
     .input(sendLinkInput)
@@ -31,4 +38,12 @@ export const apiKeysRouter = router({
     .input(revokeKeyInput)
     .output(revokeKeyOutput)
     .mutation(({ ctx, input }) => revokeKey(ctx.scope, input)),
+});
+
+/** The workspace itself (the settings page). */
+export const workspaceRouter = router({
+  details: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(detailsOutput)
+    .query(({ ctx }) => workspaceDetails(ctx.scope)),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { composeInput, composeInvoice, composeOutput, previewInput, previewInvoice, previewOutput } from '../../domain/invoices/compose.ts';
 import { createInvoice } from '../../domain/invoices/create.ts';
 import { listDeliveries } from '../../domain/invoices/deliveries.ts';
 import { getInvoice } from '../../domain/invoices/get.ts';
@@ -55,6 +56,16 @@ export const invoicesRouter = router({
     .input(invoiceIdInput)
     .output(pdfOutput)
     .query(({ ctx, input }) => getInvoicePdf(ctx.scope, input)),
+  /** The "new invoice" page: the client's projects, recipients, unbilled time and a proposed number. */
+  compose: workspaceProcedure
+    .input(composeInput)
+    .output(composeOutput)
+    .query(({ ctx, input }) => composeInvoice(ctx.scope, input)),
+  /** The lines, taxes and total an invoice would have (priced as creation prices it); writes nothing. */
+  preview: workspaceProcedure
+    .input(previewInput)
+    .output(previewOutput)
+    .query(({ ctx, input }) => previewInvoice(ctx.scope, input)),
   /** Every message of an invoice and its delivery state (pending with attempts, sent, failed). */
   deliveries: workspaceProcedure
     .input(invoiceIdInput)

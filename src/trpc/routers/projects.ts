@@ -1,6 +1,14 @@
 import { addProjectUser } from '../../domain/projects/add-user.ts';
 import { createProject } from '../../domain/projects/create.ts';
 import { getProject } from '../../domain/projects/get.ts';
+import {
+  removeProjectUser,
+  removeProjectUserInput,
+  removeProjectUserOutput,
+  updateProjectUser,
+  updateProjectUserInput,
+  updateProjectUserOutput,
+} from '../../domain/projects/project-users.ts';
 import { listProjects } from '../../domain/projects/list.ts';
 import { listProjectUsers } from '../../domain/projects/list-users.ts';
 import {
@@ -43,6 +51,16 @@ export const projectsRouter = router({
     .input(addProjectUserInput)
     .output(addProjectUserOutput)
     .mutation(({ ctx, input }) => addProjectUser(ctx.scope, input)),
+  /** A user's role, rate or approval type on the project. */
+  updateUser: workspaceProcedure
+    .input(updateProjectUserInput)
+    .output(updateProjectUserOutput)
+    .mutation(({ ctx, input }) => updateProjectUser(ctx.scope, input)),
+  /** Takes a member off the project; their recorded time stays. */
+  removeUser: workspaceProcedure
+    .input(removeProjectUserInput)
+    .output(removeProjectUserOutput)
+    .mutation(({ ctx, input }) => removeProjectUser(ctx.scope, input)),
   /** Endpoint 6. */
   listUsers: workspaceProcedure
     .input(projectIdInput)
