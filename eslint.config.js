@@ -1,12 +1,13 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'db/', 'coverage/'] },
+  { ignores: ['node_modules/', 'db/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -24,6 +25,20 @@ export default tseslint.config(
           selector: "CallExpression[callee.property.name=/^(run|all|get|execute)$/] > MemberExpression.callee > CallExpression.object[callee.property.name='delete'][arguments.length=1]",
           message: 'drizzle delete without .where(): say which rows',
         },
+      ],
+    },
+  },
+  // The web app (web/, its own tsconfig with DOM and JSX): the rules of hooks, and no server code
+  // beyond the router's types.
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**'], allowTypeImports: true, message: 'the web app takes only types from the server (the AppRouter)' }] },
       ],
     },
   },
@@ -66,7 +81,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'eslint.config.js'],
+    files: ['bin/**/*.js', 'eslint.config.js', 'scripts/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
 );

@@ -18,11 +18,9 @@ export const timesheetRouter = router({
     .output(timerOutput)
     .mutation(({ ctx, input }) => startTimer(ctx.scope, input)),
   stopTimer: actingUserProcedure
-    .input(z.object({}))
     .output(stopTimerOutput)
     .mutation(({ ctx }) => stopTimer(ctx.scope)),
   discardTimer: actingUserProcedure
-    .input(z.object({}))
     .output(timerOutput)
     .mutation(({ ctx }) => discardTimer(ctx.scope)),
 });
