@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response, type Router } from 'express';
@@ -28,8 +28,15 @@ export function webAppRouter(services: AppServices, dist = WEB_DIST): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
   router.use('/assets', express.static(join(dist, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
 
-  let index: string | null = null;
-  const indexHtml = () => (index ??= existsSync(join(dist, 'index.html')) ? readFileSync(join(dist, 'index.html'), 'utf8') : null);
+  // Read again when a new build replaced it, so a running server never points at deleted assets.
+  let index: { mtimeMs: number; html: string } | null = null;
+  const indexHtml = (): string | null => {
+    const file = join(dist, 'index.html');
+    if (!existsSync(file)) return null;
+    const { mtimeMs } = statSync(file);
+    if (index?.mtimeMs !== mtimeMs) index = { mtimeMs, html: readFileSync(file, 'utf8') };
+    return index.html;
+  };
 
   router.get(/.*/, (req: Request, res: Response, next) => {
     if (!isAppRoute(req.path)) {

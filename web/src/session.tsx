@@ -19,14 +19,19 @@ export function useMe(): Me {
 export type Audience = 'all' | 'manager' | 'admin';
 export const maysee = (me: Me, who: Audience) => who === 'all' || me.is_admin || (who === 'manager' && me.manages_projects);
 
-// A 401 anywhere means the session ended: ask again who is signed in (the answer is "no one").
-whenSignedOut(() => {
-  void queryClient.invalidateQueries({ queryKey: ME_KEY });
-});
+// A 401 anywhere means the session ended: no one is signed in any more.
+whenSignedOut(() => queryClient.setQueryData(ME_KEY, null));
+
+/** Who is signed in; null (not an error) when no one is. */
+const whoIsSignedIn = (): Promise<Me | null> =>
+  api.auth.me.query().catch((err: unknown) => {
+    if (apiError(err).status === 401) return null;
+    throw err;
+  });
 
 /** Renders `signedIn` with the member in context, `signedOut` when no session is open. */
 export function SessionGate({ signedIn, signedOut }: { signedIn: ReactNode; signedOut: ReactNode }) {
-  const me = useQuery({ queryKey: ME_KEY, queryFn: () => api.auth.me.query(), retry: false, staleTime: 5 * 60_000 });
+  const me = useQuery({ queryKey: ME_KEY, queryFn: whoIsSignedIn, retry: false, staleTime: 5 * 60_000 });
   if (me.isPending) {
     return (
       <p className="muted boot" role="status">
@@ -34,16 +39,16 @@ export function SessionGate({ signedIn, signedOut }: { signedIn: ReactNode; sign
       </p>
     );
   }
-  if (me.isError && apiError(me.error).status !== 401) {
+  if (me.isError) {
     return (
       <p className="form-error boot" role="alert">
         hourbook could not be reached: {apiError(me.error).message}
       </p>
     );
   }
-  if (!me.data || me.isError) return <>{signedOut}</>;
+  if (!me.data) return <>{signedOut}</>;
   return <MeContext.Provider value={me.data}>{signedIn}</MeContext.Provider>;
 }
 
 /** After signing in (or setting a password), the answer is the member: no second round trip. */
-export const signedInAs = (me: Me) => queryClient.setQueryData(ME_KEY, me);
+export const signedInAs = (me: Me) => queryClient.setQueryData<Me | null>(ME_KEY, me);
