@@ -276,8 +276,8 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
 
   it('the settings show API keys; a new key is shown once', async () => {
     await nav(owner, 'Settings');
-    await owner.getByLabel('Label').fill('Accounting sync');
-    await owner.getByRole('button', { name: 'Create workspace key' }).click();
+    await owner.getByLabel('Label (what uses the key)').fill('Accounting sync');
+    await owner.getByRole('button', { name: 'Create key' }).click();
     const secret = await owner.locator('code.secret').textContent();
     expect(secret).toMatch(/^hb_/);
     const ok = await send(`http://127.0.0.1:${port}`, 'GET', '/api/external/v2/team-members', { host: `story.localhost:${port}`, key: secret!, headers: { accept: 'application/json' } });

@@ -26,7 +26,7 @@ const page = (title: string, text: string) =>
  */
 export function webAppRouter(services: AppServices, dist = WEB_DIST): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  router.use('/assets', express.static(join(dist, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false }));
+  router.use('/assets', express.static(join(dist, 'assets'), { immutable: true, maxAge: '365d', index: false }));
 
   // Read again when a new build replaced it, so a running server never points at deleted assets.
   let index: { mtimeMs: number; html: string } | null = null;

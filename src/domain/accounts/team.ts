@@ -5,6 +5,7 @@ import { requireAdmin } from '../access.ts';
 import { dateTimeOut } from '../fields.ts';
 import type { Scope } from '../scope.ts';
 import { keysetOrder } from '../pagination.ts';
+import { BUILT_IN_ROLES } from '../roles.ts';
 import { toTeamMemberRecord } from '../team-members/records.ts';
 import { teamMemberRecord } from '../team-members/schemas.ts';
 
@@ -19,6 +20,11 @@ export const teamOutput = z.object({
     }),
   ),
 });
+
+const rank = (role: string) => {
+  const i = (BUILT_IN_ROLES as readonly string[]).indexOf(role);
+  return i < 0 ? BUILT_IN_ROLES.length : i;
+};
 
 /** The team page's data in one call: every member with the state of their account, and the roles. */
 export function teamOverview(scope: Scope): z.output<typeof teamOutput> {
@@ -48,9 +54,11 @@ export function teamOverview(scope: Scope): z.output<typeof teamOutput> {
     roles: db
       .select({ name: roles.name })
       .from(roles)
-      .orderBy(asc(roles.createdAt), asc(roles.name))
+      .orderBy(asc(roles.name))
       .all()
-      .map((r) => r.name),
+      .map((r) => r.name)
+      // Owner, Admin, Member first, in that order; roles the workspace added after them.
+      .sort((a, b) => rank(a) - rank(b)),
     members: rows.map((row) => ({
       ...toTeamMemberRecord(row),
       account: withPassword.has(row.id) ? 'active' : invites.has(row.id) ? 'invited' : 'none',

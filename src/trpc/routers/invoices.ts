@@ -19,6 +19,7 @@ import {
   pdfOutput,
   statusChangeOutput,
 } from '../../domain/invoices/schemas.ts';
+import { viewInvoice, viewOutput } from '../../domain/invoices/view.ts';
 import { voidInvoice } from '../../domain/invoices/void.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
@@ -56,6 +57,11 @@ export const invoicesRouter = router({
     .input(invoiceIdInput)
     .output(pdfOutput)
     .query(({ ctx, input }) => getInvoicePdf(ctx.scope, input)),
+  /** The invoice page: the invoice with its lines described by date, project, task and person. */
+  view: workspaceProcedure
+    .input(invoiceIdInput)
+    .output(viewOutput)
+    .query(({ ctx, input }) => viewInvoice(ctx.scope, input)),
   /** The "new invoice" page: the client's projects, recipients, unbilled time and a proposed number. */
   compose: workspaceProcedure
     .input(composeInput)

@@ -84,6 +84,7 @@ export function ApiKeys({ personal }: { personal: boolean }) {
         <Loading error={keys.error} what="the keys" />
       )}
       <FormError message={revoke.error ? apiError(revoke.error).message : null} />
+      <h3>{personal ? 'New personal key' : 'New workspace key'}</h3>
       <form
         className="inline-form"
         noValidate
@@ -92,14 +93,14 @@ export function ApiKeys({ personal }: { personal: boolean }) {
           create.mutate();
         }}
       >
-        <Field label="Label" hint="What uses the key, e.g. “Accounting sync”" error={errors.field('label')}>
+        <Field label="Label (what uses the key)" error={errors.field('label')}>
           {(p) => <input {...p} value={label} onChange={(e) => setLabel(e.target.value)} />}
         </Field>
         <Field label="Expires on (optional)" error={errors.field('expires_on')}>
           {(p) => <input {...p} type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />}
         </Field>
         <button type="submit" className="button primary" disabled={create.isPending}>
-          {personal ? 'Create personal key' : 'Create workspace key'}
+          Create key
         </button>
         <FormError message={errors.form} />
       </form>

@@ -46,6 +46,7 @@ function PreviewTable({ preview, compose }: { preview: Preview; compose: Compose
   return (
     <Table
       caption="Invoice preview"
+      captionHidden
       rows={preview.lines.map((l, i) => ({ ...l, key: String(i) }))}
       rowKey={(l) => l.key}
       empty="No lines yet."
@@ -309,7 +310,7 @@ function Composer({ compose }: { compose: Compose }) {
         )}
       </fieldset>
 
-      <div className="row sticky-actions">
+      <div className="row">
         <button className="button primary" type="submit" disabled={create.isPending || !preview.data || lineCount === 0 || preview.isFetching || previewError !== null}>
           {send ? 'Create and send' : 'Create invoice'}
           {preview.data && lineCount > 0 ? ` · ${money(preview.data.total)}` : ''}

@@ -1,6 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useParams } from 'wouter';
-import { Link } from 'wouter';
+import { Link, useParams } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDate, formatDateTime, formatHours, formatMoney, formatNumber } from '../format.ts';
 import { useMe } from '../session.tsx';
@@ -27,7 +26,7 @@ export function InvoicePage() {
   const me = useMe();
   const notify = useNotice();
   const { id = '' } = useParams<{ id: string }>();
-  const invoice = useQuery({ queryKey: ['invoices.get', id], queryFn: () => api.invoices.get.query({ invoice_id: id }) });
+  const invoice = useQuery({ queryKey: ['invoices.view', id], queryFn: () => api.invoices.view.query({ invoice_id: id }) });
   const deliveries = useQuery({
     queryKey: ['invoices.deliveries', id],
     queryFn: () => api.invoices.deliveries.query({ invoice_id: id }),
@@ -39,13 +38,20 @@ export function InvoicePage() {
   const voided = useMutation({ mutationFn: () => api.invoices.void.mutate({ email: me.member.email, invoice_id: id }), onSuccess: () => notify('Invoice voided; its time is unbilled again') });
   if (!invoice.data) return <Page title="Invoice"><Loading error={invoice.error} what="the invoice" /></Page>;
   const inv = invoice.data.invoice;
+  const details = invoice.data.line_details;
+  const describe = (i: number) => {
+    const d = details[i];
+    if (!d) return '';
+    const what = [d.date && formatDate(d.date), d.project_name, d.task_name, d.person_name].filter(Boolean).join(' · ');
+    return [what, d.notes].filter(Boolean).join(' — ') || 'Service';
+  };
   const money = (n: number) => formatMoney(n, inv.currency);
   const open = inv.status !== 'paid' && inv.status !== 'void';
   const failed = pdf.error ?? paid.error ?? voided.error;
   return (
     <Page title={`Invoice ${inv.number}`} actions={<Badge status={inv.status} />}>
       <p>
-        <Link href="/invoicing">← All invoices</Link>
+        <Link href="/invoicing">← All invoices</Link> · <Link href={`/clients/${inv.client_id}`}>{invoice.data.client_name}</Link>
       </p>
       <div className="row actions-bar">
         <button type="button" className="button" onClick={() => pdf.mutate()} disabled={pdf.isPending}>
@@ -103,11 +109,11 @@ export function InvoicePage() {
         <Table
           caption="Lines"
           captionHidden
-          rows={inv.lines}
+          rows={inv.lines.map((l, i) => ({ ...l, description: describe(i) }))}
           rowKey={(l) => l.id}
           empty="No lines."
           columns={[
-            { header: 'Description', cell: (l) => l.notes || (l.kind === 'time_entry' ? 'Time' : 'Service') },
+            { header: 'Description', cell: (l) => l.description },
             { header: 'Quantity', align: 'end', cell: (l) => (l.hours !== null ? `${formatHours(l.hours)} h` : formatNumber(l.quantity ?? 0, 3)) },
             { header: 'Rate', align: 'end', cell: (l) => money(l.hourly_rate ?? l.unit_amount ?? 0) },
             { header: 'Amount', align: 'end', cell: (l) => money(l.amount) },

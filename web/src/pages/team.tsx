@@ -164,11 +164,13 @@ export function TeamPage() {
       }
     >
       {team.data ? (
-        <ul className="plain rows panel">
-          {team.data.members.map((m) => (
-            <MemberRow key={`${m.id}-${m.organization_role}-${m.time_zone}-${m.active}`} member={m} roles={team.data.roles} />
-          ))}
-        </ul>
+        <div className="panel">
+          <ul className="plain rows">
+            {team.data.members.map((m) => (
+              <MemberRow key={`${m.id}-${m.organization_role}-${m.time_zone}-${m.active}`} member={m} roles={team.data.roles} />
+            ))}
+          </ul>
+        </div>
       ) : (
         <Loading error={team.error} what="the team" />
       )}
