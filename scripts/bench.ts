@@ -4,10 +4,12 @@
  */
 import { run as invoices } from './bench-invoices.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
+import { run as web } from './bench-web.ts';
 
 const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'time entries', run: () => timeEntries() },
   { name: 'invoice generation', run: () => invoices() },
+  { name: 'web app', run: () => web() },
 ];
 
 for (const bench of benches) {

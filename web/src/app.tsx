@@ -1,22 +1,28 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useState, type ComponentType } from 'react';
+import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, queryClient } from './api.ts';
-import { AccountPage } from './pages/account.tsx';
-import { ApprovalsPage } from './pages/approvals.tsx';
-import { ClientPage } from './pages/client.tsx';
-import { ClientsPage } from './pages/clients.tsx';
 import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
-import { InvoicePage } from './pages/invoice.tsx';
-import { NewInvoicePage } from './pages/invoice-new.tsx';
-import { InvoicesPage } from './pages/invoices.tsx';
-import { ProjectPage } from './pages/project.tsx';
-import { SettingsPage } from './pages/settings.tsx';
-import { TeamPage } from './pages/team.tsx';
 import { TimesheetPage } from './pages/timesheet.tsx';
 import { maysee, SessionGate, useMe, type Audience } from './session.tsx';
 import { NoticeProvider } from './ui/notice.tsx';
 import { NoAccess } from './ui/page.tsx';
+
+/**
+ * Signing in and the timesheet (what everyone opens first) are in the main bundle; the other pages
+ * load when first opened, so a first visit downloads and parses less.
+ */
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => lazy(async () => ({ default: (await load())[name] }));
+const ApprovalsPage = page(() => import('./pages/approvals.tsx'), 'ApprovalsPage');
+const ClientsPage = page(() => import('./pages/clients.tsx'), 'ClientsPage');
+const ClientPage = page(() => import('./pages/client.tsx'), 'ClientPage');
+const ProjectPage = page(() => import('./pages/project.tsx'), 'ProjectPage');
+const InvoicesPage = page(() => import('./pages/invoices.tsx'), 'InvoicesPage');
+const NewInvoicePage = page(() => import('./pages/invoice-new.tsx'), 'NewInvoicePage');
+const InvoicePage = page(() => import('./pages/invoice.tsx'), 'InvoicePage');
+const TeamPage = page(() => import('./pages/team.tsx'), 'TeamPage');
+const SettingsPage = page(() => import('./pages/settings.tsx'), 'SettingsPage');
+const AccountPage = page(() => import('./pages/account.tsx'), 'AccountPage');
 
 interface AppRoute {
   path: string;
@@ -105,7 +111,14 @@ function SignedInApp() {
     <>
       <Header />
       <main id="main" tabIndex={-1}>
-        <Switch>
+        <Suspense
+          fallback={
+            <p className="muted" role="status">
+              Loading…
+            </p>
+          }
+        >
+          <Switch>
           {ROUTES.map((r) => (
             <Route key={r.path} path={r.path}>
               <Guarded route={r} />
@@ -117,7 +130,8 @@ function SignedInApp() {
           <Route>
             <Redirect to="/timesheet" replace />
           </Route>
-        </Switch>
+          </Switch>
+        </Suspense>
       </main>
     </>
   );
@@ -128,6 +142,7 @@ function SignedOutApp() {
   const [location] = useLocation();
   return (
     <main id="main" className="narrow">
+      <p className="wordmark">hourbook</p>
       <Switch>
         <Route path="/set-password">
           <SetPasswordPage />
