@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, apiError, queryClient } from '../api.ts';
 import { useMe } from '../session.tsx';
-import { Field, FormError, formErrors } from '../ui/field.tsx';
+import { TextField } from '../ui/form.tsx';
+import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { ApiKeys } from './api-keys.tsx';
@@ -64,12 +65,8 @@ export function AccountPage() {
         <h2 id="pw">Change your password</h2>
         <FormError message={errors.form} />
         <input type="email" hidden readOnly autoComplete="username" value={m.email} />
-        <Field label="Current password" error={errors.field('current_password')}>
-          {(p) => <input {...p} type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />}
-        </Field>
-        <Field label="New password" hint="At least 10 characters" error={errors.field('new_password')}>
-          {(p) => <input {...p} type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />}
-        </Field>
+        <TextField label="Current password" error={errors.field('current_password')} type="password" autoComplete="current-password" value={current} onChange={setCurrent} />
+        <TextField label="New password" hint="At least 10 characters" error={errors.field('new_password')} type="password" autoComplete="new-password" value={next} onChange={setNext} />
         <div className="row">
           <button type="submit" className="button primary" disabled={change.isPending}>
             Change password

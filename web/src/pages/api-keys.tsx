@@ -4,7 +4,8 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { formatDate, formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
-import { Field, FormError, formErrors } from '../ui/field.tsx';
+import { TextField } from '../ui/form.tsx';
+import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
@@ -93,12 +94,8 @@ export function ApiKeys({ personal }: { personal: boolean }) {
           create.mutate();
         }}
       >
-        <Field label="Label (what uses the key)" error={errors.field('label')}>
-          {(p) => <input {...p} value={label} onChange={(e) => setLabel(e.target.value)} />}
-        </Field>
-        <Field label="Expires on (optional)" error={errors.field('expires_on')}>
-          {(p) => <input {...p} type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />}
-        </Field>
+        <TextField label="Label (what uses the key)" error={errors.field('label')} value={label} onChange={setLabel} />
+        <TextField label="Expires on (optional)" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
         <button type="submit" className="button primary" disabled={create.isPending}>
           Create key
         </button>

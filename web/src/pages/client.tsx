@@ -1,12 +1,13 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, apiError, type Outputs } from '../api.ts';
 import { formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import { Field, FormError, formErrors } from '../ui/field.tsx';
+import { FormError, formErrors, type FormErrors } from '../ui/field.tsx';
+import { Actions, Form, SelectField, TextField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
@@ -22,9 +23,45 @@ export const BILLING_METHODS = [
 ] as const;
 export type BillingMethod = (typeof BILLING_METHODS)[number][0];
 
+/** A project's name, billing method and rate: the fields of a new project and of its settings. */
+export interface ProjectBasics {
+  name: string;
+  billing: BillingMethod;
+  rate: string;
+}
+
+export function ProjectBasicsFields({ value, onChange, currency, errors }: { value: ProjectBasics; onChange: (v: ProjectBasics) => void; currency: string; errors: FormErrors }) {
+  return (
+    <>
+      <TextField label="Name" value={value.name} onChange={(name) => onChange({ ...value, name })} error={errors.field('project.name')} />
+      <SelectField label="Billing" value={value.billing} options={BILLING_METHODS} onChange={(billing) => onChange({ ...value, billing })} error={errors.field('project.billing_method')} />
+      <TextField label={`Hourly rate (${currency})`} inputMode="decimal" value={value.rate} onChange={(rate) => onChange({ ...value, rate })} error={errors.field('project.hourly_rate')} />
+    </>
+  );
+}
+
+/** Client fields as the forms hold them (text), for the new-client dialog and the details form. */
+export interface ClientFields {
+  name: string;
+  currency: string;
+  days: string;
+  address: string;
+}
+
+export function ClientFieldsInputs({ value, onChange, errors, paths }: { value: ClientFields; onChange: (v: ClientFields) => void; errors: FormErrors; paths: Record<keyof ClientFields, string> }) {
+  return (
+    <>
+      <TextField label="Name" value={value.name} onChange={(name) => onChange({ ...value, name })} error={errors.field(paths.name)} />
+      <TextField label="Currency" hint="ISO code, e.g. USD or EUR" maxLength={3} value={value.currency} onChange={(c) => onChange({ ...value, currency: c.toUpperCase() })} error={errors.field(paths.currency)} />
+      <TextField label="Invoices due after (days)" inputMode="numeric" value={value.days} onChange={(days) => onChange({ ...value, days })} error={errors.field(paths.days)} />
+      <TextField label="Address" className="span" multiline value={value.address} onChange={(address) => onChange({ ...value, address })} error={errors.field(paths.address)} />
+    </>
+  );
+}
+
 function ClientDetails({ client }: { client: Client }) {
   const notify = useNotice();
-  const [form, setForm] = useState({ name: client.name, currency: client.currency, days: String(client.default_invoice_due_in_days), address: client.address });
+  const [form, setForm] = useState<ClientFields>({ name: client.name, currency: client.currency, days: String(client.default_invoice_due_in_days), address: client.address });
   const save = useMutation({
     mutationFn: () =>
       api.clients.update.mutate({
@@ -37,7 +74,8 @@ function ClientDetails({ client }: { client: Client }) {
     mutationFn: (next: 'active' | 'archived') => api.clients.updateStatus.mutate({ client_ids: [client.id], status: next }),
     onSuccess: (_r, next) => notify(next === 'archived' ? 'Client archived' : 'Client reactivated'),
   });
-  const errors = formErrors(save.error ? apiError(save.error) : null, ['client.name', 'client.currency', 'client.default_invoice_due_in_days', 'client.address_attributes']);
+  const paths = { name: 'client.name', currency: 'client.currency', days: 'client.default_invoice_due_in_days', address: 'client.address_attributes' };
+  const errors = formErrors(save.error ? apiError(save.error) : null, Object.values(paths));
   return (
     <section className="panel" aria-labelledby="details">
       <div className="group-head">
@@ -48,66 +86,51 @@ function ClientDetails({ client }: { client: Client }) {
         </button>
       </div>
       <FormError message={status.error ? apiError(status.error).message : null} />
-      <form
-        className="grid-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
+      <Form className="grid-form" onSubmit={() => save.mutate()}>
         <FormError message={errors.form} />
-        <Field label="Name" error={errors.field('client.name')}>
-          {(p) => <input {...p} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}
-        </Field>
-        <Field label="Currency" error={errors.field('client.currency')}>
-          {(p) => <input {...p} value={form.currency} maxLength={3} onChange={(e) => setForm({ ...form, currency: e.target.value.toUpperCase() })} />}
-        </Field>
-        <Field label="Invoices due after (days)" error={errors.field('client.default_invoice_due_in_days')}>
-          {(p) => <input {...p} inputMode="numeric" value={form.days} onChange={(e) => setForm({ ...form, days: e.target.value })} />}
-        </Field>
-        <Field label="Address" className="span" error={errors.field('client.address_attributes')}>
-          {(p) => <textarea {...p} rows={2} value={form.address} onChange={(e) => setForm({ ...form, address: e.target.value })} />}
-        </Field>
-        <div className="row span">
-          <button className="button primary" type="submit" disabled={save.isPending}>
-            Save details
-          </button>
+        <ClientFieldsInputs value={form} onChange={setForm} errors={errors} paths={paths} />
+        <div className="span">
+          <Actions submit="Save details" pending={save.isPending} />
         </div>
-      </form>
+      </Form>
     </section>
+  );
+}
+
+/** A recipient's name and e-mail, and what to do with them (save, add, remove). */
+function RecipientForm({ initial, submit, pending, error, onSubmit, children }: { initial: { name: string; email: string }; submit: ReactNode; pending: boolean; error: unknown; onSubmit: (v: { name: string; email: string }) => void; children?: ReactNode }) {
+  const [form, setForm] = useState(initial);
+  const errors = formErrors(error ? apiError(error) : null, ['recipient.name', 'recipient.email']);
+  return (
+    <Form className="inline-form" onSubmit={() => onSubmit(form)}>
+      <TextField label="Name" value={form.name} onChange={(name) => setForm({ ...form, name })} error={errors.field('recipient.name')} />
+      <TextField label="E-mail" type="email" value={form.email} onChange={(email) => setForm({ ...form, email })} error={errors.field('recipient.email') ?? errors.form ?? undefined} />
+      <Actions submit={submit} pending={pending}>
+        {children}
+      </Actions>
+    </Form>
   );
 }
 
 function RecipientRow({ clientId, recipient }: { clientId: string; recipient: Recipient }) {
   const notify = useNotice();
-  const [form, setForm] = useState({ name: recipient.name, email: recipient.email });
-  const save = useMutation({ mutationFn: () => api.recipients.update.mutate({ client_id: clientId, recipient_id: recipient.id, recipient: form }), onSuccess: () => notify('Recipient saved') });
+  const save = useMutation({
+    mutationFn: (r: { name: string; email: string }) => api.recipients.update.mutate({ client_id: clientId, recipient_id: recipient.id, recipient: r }),
+    onSuccess: () => notify('Recipient saved'),
+  });
   const remove = useMutation({ mutationFn: () => api.recipients.delete.mutate({ client_id: clientId, recipient_id: recipient.id }), onSuccess: () => notify('Recipient removed') });
-  const errors = formErrors(save.error ? apiError(save.error) : null, ['recipient.name', 'recipient.email']);
   return (
     <li>
-      <form
-        className="inline-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
-        <Field label="Name" error={errors.field('recipient.name')}>
-          {(p) => <input {...p} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}
-        </Field>
-        <Field label="E-mail" error={errors.field('recipient.email') ?? errors.form ?? undefined}>
-          {(p) => <input {...p} type="email" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />}
-        </Field>
-        <button className="button" type="submit" disabled={save.isPending}>
-          Save<span className="visually-hidden"> {recipient.name}</span>
-        </button>
+      <RecipientForm initial={recipient} submit={
+          <>
+            Save<span className="visually-hidden"> {recipient.name}</span>
+          </>
+        }
+        pending={save.isPending} error={save.error ?? remove.error} onSubmit={(r) => save.mutate(r)}>
         <button className="button danger" type="button" disabled={remove.isPending} onClick={() => window.confirm(`Remove ${recipient.name}? They get no more invoices.`) && remove.mutate()}>
           Remove<span className="visually-hidden"> {recipient.name}</span>
         </button>
-      </form>
+      </RecipientForm>
     </li>
   );
 }
@@ -115,43 +138,25 @@ function RecipientRow({ clientId, recipient }: { clientId: string; recipient: Re
 function Recipients({ clientId, recipients }: { clientId: string; recipients: Recipient[] }) {
   const me = useMe();
   const notify = useNotice();
-  const [form, setForm] = useState({ name: '', email: '' });
+  const [round, setRound] = useState(0);
   const add = useMutation({
-    mutationFn: () => api.recipients.create.mutate({ email: me.member.email, client_id: clientId, recipient: form }),
-    onSuccess: () => {
-      notify(`${form.name} will receive invoices`);
-      setForm({ name: '', email: '' });
+    mutationFn: (recipient: { name: string; email: string }) => api.recipients.create.mutate({ email: me.member.email, client_id: clientId, recipient }),
+    onSuccess: ({ recipient }) => {
+      notify(`${recipient.name} will receive invoices`);
+      setRound(round + 1);
     },
   });
-  const errors = formErrors(add.error ? apiError(add.error) : null, ['recipient.name', 'recipient.email']);
   return (
     <section className="panel" aria-labelledby="recipients">
       <h2 id="recipients">Invoice recipients</h2>
       {recipients.length === 0 ? <p className="muted">No one receives this client’s invoices by e-mail yet.</p> : null}
       <ul className="plain">
         {recipients.map((r) => (
-          <RecipientRow key={r.id} clientId={clientId} recipient={r} />
+          <RecipientRow key={`${r.id}-${r.updated_at}`} clientId={clientId} recipient={r} />
         ))}
       </ul>
       <h3>Add a recipient</h3>
-      <form
-        className="inline-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          add.mutate();
-        }}
-      >
-        <Field label="Name" error={errors.field('recipient.name')}>
-          {(p) => <input {...p} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}
-        </Field>
-        <Field label="E-mail" error={errors.field('recipient.email') ?? errors.form ?? undefined}>
-          {(p) => <input {...p} type="email" value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} />}
-        </Field>
-        <button className="button primary" type="submit" disabled={add.isPending}>
-          Add recipient
-        </button>
-      </form>
+      <RecipientForm key={round} initial={{ name: '', email: '' }} submit="Add recipient" pending={add.isPending} error={add.error} onSubmit={(r) => add.mutate(r)} />
     </section>
   );
 }
@@ -160,18 +165,19 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
   const me = useMe();
   const [, navigate] = useLocation();
   const notify = useNotice();
-  const [form, setForm] = useState({ name: '', billing: 'hourly_project_rate' as BillingMethod, rate: '', task: 'General' });
+  const [basics, setBasics] = useState<ProjectBasics>({ name: '', billing: 'hourly_project_rate', rate: '' });
+  const [task, setTask] = useState('General');
   const create = useMutation({
     mutationFn: () =>
       api.projects.create.mutate({
         email: me.member.email,
         project: {
-          name: form.name,
+          name: basics.name,
           client_id: client.id,
-          billing_method: form.billing,
+          billing_method: basics.billing,
           currency: client.currency,
-          ...(form.rate.trim() ? { hourly_rate: Number(form.rate.replace(',', '.')) } : {}),
-          ...(form.task.trim() ? { tasks_attributes: [{ name: form.task, billable: true }] } : {}),
+          ...(basics.rate.trim() ? { hourly_rate: Number(basics.rate.replace(',', '.')) } : {}),
+          ...(task.trim() ? { tasks_attributes: [{ name: task, billable: true }] } : {}),
           project_users_attributes: [{ user_id: me.member.id, role: 'project_manager' }],
         },
       }),
@@ -183,44 +189,12 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
   const errors = formErrors(create.error ? apiError(create.error) : null, ['project.name', 'project.billing_method', 'project.hourly_rate', 'project.tasks_attributes']);
   return (
     <Dialog title={`New project for ${client.name}`} onClose={onClose}>
-      <form
-        className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <Form className="stack" onSubmit={() => create.mutate()}>
         <FormError message={errors.form} />
-        <Field label="Name" error={errors.field('project.name')}>
-          {(p) => <input {...p} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}
-        </Field>
-        <Field label="Billing" error={errors.field('project.billing_method')}>
-          {(p) => (
-            <select {...p} value={form.billing} onChange={(e) => setForm({ ...form, billing: e.target.value as BillingMethod })}>
-              {BILLING_METHODS.map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label={`Hourly rate (${client.currency})`} error={errors.field('project.hourly_rate')}>
-          {(p) => <input {...p} inputMode="decimal" value={form.rate} onChange={(e) => setForm({ ...form, rate: e.target.value })} />}
-        </Field>
-        <Field label="First task" hint="More tasks and checklists on the project's page" error={errors.field('project.tasks_attributes')}>
-          {(p) => <input {...p} value={form.task} onChange={(e) => setForm({ ...form, task: e.target.value })} />}
-        </Field>
-        <div className="row">
-          <button className="button primary" type="submit" disabled={create.isPending}>
-            Create project
-          </button>
-          <button className="button" type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
+        <ProjectBasicsFields value={basics} onChange={setBasics} currency={client.currency} errors={errors} />
+        <TextField label="First task" hint="More tasks and checklists on the project's page" value={task} onChange={setTask} error={errors.field('project.tasks_attributes')} />
+        <Actions submit="Create project" pending={create.isPending} onCancel={onClose} />
+      </Form>
     </Dialog>
   );
 }

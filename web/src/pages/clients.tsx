@@ -5,7 +5,9 @@ import { api, apiError } from '../api.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
+import { ClientFieldsInputs, type ClientFields } from './client.tsx';
 import { Field, FormError, formErrors } from '../ui/field.tsx';
+import { Actions, Form, TextField } from '../ui/form.tsx';
 import { useDebounced } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -15,54 +17,24 @@ function NewClientDialog({ onClose }: { onClose: () => void }) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
-  const [form, setForm] = useState({ name: '', currency: 'USD', days: '30', address: '' });
+  const [form, setForm] = useState<ClientFields>({ name: '', currency: 'USD', days: '30', address: '' });
   const create = useMutation({
     mutationFn: () =>
-      api.clients.create.mutate({
-        email: me.member.email,
-        name: form.name,
-        currency: form.currency,
-        default_invoice_due_in_days: Number(form.days),
-        full_address: form.address,
-      }),
+      api.clients.create.mutate({ email: me.member.email, name: form.name, currency: form.currency, default_invoice_due_in_days: Number(form.days), full_address: form.address }),
     onSuccess: ({ client }) => {
       notify(`Client ${client.name} created`);
       navigate(`/clients/${client.id}`);
     },
   });
-  const errors = formErrors(create.error ? apiError(create.error) : null, ['name', 'currency', 'default_invoice_due_in_days', 'full_address']);
+  const paths = { name: 'name', currency: 'currency', days: 'default_invoice_due_in_days', address: 'full_address' };
+  const errors = formErrors(create.error ? apiError(create.error) : null, Object.values(paths));
   return (
     <Dialog title="New client" onClose={onClose}>
-      <form
-        className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <Form className="stack" onSubmit={() => create.mutate()}>
         <FormError message={errors.form} />
-        <Field label="Name" error={errors.field('name')}>
-          {(p) => <input {...p} value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}
-        </Field>
-        <Field label="Currency" hint="ISO code, e.g. USD or EUR" error={errors.field('currency')}>
-          {(p) => <input {...p} value={form.currency} maxLength={3} onChange={(e) => setForm({ ...form, currency: e.target.value.toUpperCase() })} />}
-        </Field>
-        <Field label="Invoices due after (days)" error={errors.field('default_invoice_due_in_days')}>
-          {(p) => <input {...p} inputMode="numeric" value={form.days} onChange={(e) => setForm({ ...form, days: e.target.value })} />}
-        </Field>
-        <Field label="Address" error={errors.field('full_address')}>
-          {(p) => <textarea {...p} rows={3} value={form.address} onChange={(e) => setForm({ ...form, address: e.target.value })} />}
-        </Field>
-        <div className="row">
-          <button className="button primary" type="submit" disabled={create.isPending}>
-            Create client
-          </button>
-          <button className="button" type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
+        <ClientFieldsInputs value={form} onChange={setForm} errors={errors} paths={paths} />
+        <Actions submit="Create client" pending={create.isPending} onCancel={onClose} />
+      </Form>
     </Dialog>
   );
 }
@@ -84,9 +56,7 @@ export function ClientsPage() {
       }
     >
       <div className="toolbar" role="search">
-        <Field label="Search by name" className="inline grow">
-          {(p) => <input {...p} type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
-        </Field>
+        <TextField label="Search by name" className="inline grow" type="search" value={search} onChange={setSearch} />
         <Field label="Status" className="inline">
           {(p) => (
             <select {...p} value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>

@@ -3,13 +3,14 @@ import { useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api, apiError, type Inputs, type Outputs } from '../api.ts';
 import { todayHere } from '../dates.ts';
-import { formatDate, formatHours, formatMoney, formatNumber } from '../format.ts';
+import { formatDate, formatHours, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
+import { TextField } from '../ui/form.tsx';
 import { useDebounced } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { Table } from '../ui/table.tsx';
+import { InvoiceLines } from '../ui/invoice-lines.tsx';
 
 type Compose = Outputs['invoices']['compose'];
 type Preview = Outputs['invoices']['preview'];
@@ -41,57 +42,15 @@ function ChooseClient() {
 
 /** The lines, taxes and total as the server prices them: what creating the invoice will charge. */
 function PreviewTable({ preview, compose }: { preview: Preview; compose: Compose }) {
-  const entry = (id: string | null) => compose.unbilled.find((e) => e.id === id);
-  const money = (n: number) => formatMoney(n, preview.currency);
+  const describe = (id: string | null, notes: string) => {
+    const e = compose.unbilled.find((x) => x.id === id);
+    return e ? `${formatDate(e.recorded_on)} · ${e.project_name} · ${e.task_name} · ${e.user_name}` : notes || 'Service';
+  };
   return (
-    <Table
+    <InvoiceLines
       caption="Invoice preview"
-      captionHidden
-      rows={preview.lines.map((l, i) => ({ ...l, key: String(i) }))}
-      rowKey={(l) => l.key}
-      empty="No lines yet."
-      columns={[
-        {
-          header: 'Line',
-          cell: (l) => {
-            const e = entry(l.time_entry_id);
-            return e ? `${formatDate(e.recorded_on)} · ${e.project_name} · ${e.task_name} · ${e.user_name}` : l.notes || 'Service';
-          },
-        },
-        { header: 'Quantity', align: 'end', cell: (l) => (l.hours !== null ? `${formatHours(l.hours)} h` : formatNumber(l.quantity ?? 0, 3)) },
-        { header: 'Rate', align: 'end', cell: (l) => money(l.hourly_rate ?? l.unit_amount ?? 0) },
-        { header: 'Amount', align: 'end', cell: (l) => money(l.amount) },
-      ]}
-      footer={
-        <>
-          <tr>
-            <th scope="row" colSpan={3}>
-              Subtotal
-            </th>
-            <td className="num" data-label="Subtotal">
-              {money(preview.subtotal)}
-            </td>
-          </tr>
-          {preview.taxes.map((t, i) => (
-            <tr key={i}>
-              <th scope="row" colSpan={3}>
-                {t.name} ({formatNumber(t.percentage, 3)} %)
-              </th>
-              <td className="num" data-label={t.name}>
-                {money(t.amount)}
-              </td>
-            </tr>
-          ))}
-          <tr className="total">
-            <th scope="row" colSpan={3}>
-              Total
-            </th>
-            <td className="num" data-label="Total">
-              {money(preview.total)}
-            </td>
-          </tr>
-        </>
-      }
+      lines={preview.lines.map((l, i) => ({ key: String(i), description: describe(l.time_entry_id, l.notes), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
+      totals={preview}
     />
   );
 }
@@ -261,15 +220,9 @@ function Composer({ compose }: { compose: Compose }) {
       <fieldset className="panel grid-form">
         <legend>Invoice</legend>
         <FormError message={errors.form} />
-        <Field label="Number" error={errors.field('number')}>
-          {(p) => <input {...p} value={number} onChange={(e) => setNumber(e.target.value)} />}
-        </Field>
-        <Field label="Issue date" error={errors.field('issue_date')}>
-          {(p) => <input {...p} type="date" value={issueDate} onChange={(e) => setIssueDate(e.target.value)} />}
-        </Field>
-        <Field label="Due date" hint={`Empty: ${compose.client.default_invoice_due_in_days} days after issue`} error={errors.field('due_date')}>
-          {(p) => <input {...p} type="date" value={dueDate} onChange={(e) => setDueDate(e.target.value)} />}
-        </Field>
+        <TextField label="Number" error={errors.field('number')} value={number} onChange={setNumber} />
+        <TextField label="Issue date" error={errors.field('issue_date')} type="date" value={issueDate} onChange={setIssueDate} />
+        <TextField label="Due date" hint={`Empty: ${compose.client.default_invoice_due_in_days} days after issue`} error={errors.field('due_date')} type="date" value={dueDate} onChange={setDueDate} />
         <Field label="Notes on the invoice" className="span" error={errors.field('notes')}>
           {(p) => <textarea {...p} rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} />}
         </Field>

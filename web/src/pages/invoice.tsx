@@ -1,10 +1,11 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import { api, apiError } from '../api.ts';
-import { formatDate, formatDateTime, formatHours, formatMoney, formatNumber } from '../format.ts';
+import { formatDate, formatDateTime, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { FormError } from '../ui/field.tsx';
+import { InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
@@ -106,50 +107,10 @@ export function InvoicePage() {
       </dl>
       <section className="panel" aria-labelledby="lines">
         <h2 id="lines">Lines</h2>
-        <Table
+        <InvoiceLines
           caption="Lines"
-          captionHidden
-          rows={inv.lines.map((l, i) => ({ ...l, description: describe(i) }))}
-          rowKey={(l) => l.id}
-          empty="No lines."
-          columns={[
-            { header: 'Description', cell: (l) => l.description },
-            { header: 'Quantity', align: 'end', cell: (l) => (l.hours !== null ? `${formatHours(l.hours)} h` : formatNumber(l.quantity ?? 0, 3)) },
-            { header: 'Rate', align: 'end', cell: (l) => money(l.hourly_rate ?? l.unit_amount ?? 0) },
-            { header: 'Amount', align: 'end', cell: (l) => money(l.amount) },
-          ]}
-          footer={
-            <>
-              <tr>
-                <th scope="row" colSpan={3}>
-                  Subtotal
-                </th>
-                <td className="num" data-label="Subtotal">
-                  {money(inv.subtotal)}
-                </td>
-              </tr>
-              {inv.taxes
-                .filter((t) => t.selected)
-                .map((t, i) => (
-                  <tr key={i}>
-                    <th scope="row" colSpan={3}>
-                      {t.name} ({formatNumber(t.percentage, 3)} %)
-                    </th>
-                    <td className="num" data-label={t.name}>
-                      {money(t.amount)}
-                    </td>
-                  </tr>
-                ))}
-              <tr className="total">
-                <th scope="row" colSpan={3}>
-                  Total
-                </th>
-                <td className="num" data-label="Total">
-                  {money(inv.total)}
-                </td>
-              </tr>
-            </>
-          }
+          lines={inv.lines.map((l, i) => ({ key: l.id, description: describe(i), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
+          totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
         />
       </section>
       <section className="panel" aria-labelledby="mail">

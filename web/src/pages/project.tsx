@@ -6,13 +6,23 @@ import { formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
+import { SelectField, TextField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { BILLING_METHODS, type BillingMethod } from './client.tsx';
+import { ProjectBasicsFields, type ProjectBasics } from './client.tsx';
 
 type Project = Outputs['projects']['get']['project'];
 type Task = Project['tasks'][number];
 type ProjectUser = Project['project_users'][number];
+
+const PROJECT_ROLES = [
+  ['regular_user', 'Member'],
+  ['project_manager', 'Project manager'],
+] as const;
+const APPROVAL_TYPES = [
+  ['manual_approval', 'Manager approves'],
+  ['auto_approval', 'Approved automatically'],
+] as const;
 
 const amount = (text: string) => Number(text.trim().replace(',', '.'));
 const ROUNDING = [0, 6, 15, 30] as const;
@@ -20,10 +30,8 @@ const ROUNDING = [0, 6, 15, 30] as const;
 function Settings({ project }: { project: Project }) {
   const me = useMe();
   const notify = useNotice();
+  const [basics, setBasics] = useState<ProjectBasics>({ name: project.name, billing: project.billing_method, rate: String(project.hourly_rate) });
   const [f, setF] = useState({
-    name: project.name,
-    billing: project.billing_method as BillingMethod,
-    rate: String(project.hourly_rate),
     rounding: project.time_round_upto,
     approvals: project.enable_approvals,
     notify: project.notify_timesheet_approval_request_instantly,
@@ -38,9 +46,9 @@ function Settings({ project }: { project: Project }) {
         email: me.member.email,
         project_id: project.id,
         project: {
-          name: f.name,
-          billing_method: f.billing,
-          hourly_rate: amount(f.rate),
+          name: basics.name,
+          billing_method: basics.billing,
+          hourly_rate: amount(basics.rate),
           time_round_upto: f.rounding as (typeof ROUNDING)[number],
           enable_approvals: f.approvals,
           notify_timesheet_approval_request_instantly: f.notify,
@@ -65,34 +73,14 @@ function Settings({ project }: { project: Project }) {
         Settings
       </h2>
       <FormError message={errors.form} />
-      <Field label="Name" error={errors.field('project.name')}>
-        {(p) => <input {...p} value={f.name} onChange={(e) => setF({ ...f, name: e.target.value })} />}
-      </Field>
-      <Field label="Billing" error={errors.field('project.billing_method')}>
-        {(p) => (
-          <select {...p} value={f.billing} onChange={(e) => setF({ ...f, billing: e.target.value as BillingMethod })}>
-            {BILLING_METHODS.map(([v, l]) => (
-              <option key={v} value={v}>
-                {l}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label={`Hourly rate (${project.currency})`} error={errors.field('project.hourly_rate')}>
-        {(p) => <input {...p} inputMode="decimal" value={f.rate} onChange={(e) => setF({ ...f, rate: e.target.value })} />}
-      </Field>
-      <Field label="Round each entry up to" error={errors.field('project.time_round_upto')}>
-        {(p) => (
-          <select {...p} value={f.rounding} onChange={(e) => setF({ ...f, rounding: Number(e.target.value) })}>
-            {ROUNDING.map((m) => (
-              <option key={m} value={m}>
-                {m === 0 ? 'No rounding' : `${m} minutes`}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <ProjectBasicsFields value={basics} onChange={setBasics} currency={project.currency} errors={errors} />
+      <SelectField
+        label="Round each entry up to"
+        value={String(f.rounding)}
+        options={ROUNDING.map((m) => [String(m), m === 0 ? 'No rounding' : `${m} minutes`] as const)}
+        onChange={(v) => setF({ ...f, rounding: Number(v) })}
+        error={errors.field('project.time_round_upto')}
+      />
       <fieldset className="span">
         <legend>Approvals</legend>
         <Check label="Entries need a project manager’s approval" checked={f.approvals} onChange={(v) => setF({ ...f, approvals: v })} />
@@ -224,25 +212,9 @@ function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
         <p className="who">
           <strong>{user.name}</strong> <span className="muted">{user.email}</span> {!user.active && <Badge status="inactive" />}
         </p>
-        <Field label="Role" error={errors.field('role')}>
-          {(p) => (
-            <select {...p} value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
-              <option value="regular_user">Member</option>
-              <option value="project_manager">Project manager</option>
-            </select>
-          )}
-        </Field>
-        <Field label={`Rate (${project.currency})`} error={errors.field('hourly_rate')}>
-          {(p) => <input {...p} inputMode="decimal" value={rate} onChange={(e) => setRate(e.target.value)} />}
-        </Field>
-        <Field label="Approval" error={errors.field('approval_type')}>
-          {(p) => (
-            <select {...p} value={approval} onChange={(e) => setApproval(e.target.value as typeof approval)}>
-              <option value="manual_approval">Manager approves</option>
-              <option value="auto_approval">Approved automatically</option>
-            </select>
-          )}
-        </Field>
+        <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} error={errors.field('role')} />
+        <TextField label={`Rate (${project.currency})`} error={errors.field('hourly_rate')} inputMode="decimal" value={rate} onChange={setRate} />
+        <SelectField label="Approval" value={approval} options={APPROVAL_TYPES} onChange={setApproval} error={errors.field('approval_type')} />
         <button className="button" type="submit" disabled={save.isPending}>
           Save<span className="visually-hidden"> {user.name}</span>
         </button>
@@ -307,17 +279,8 @@ function Users({ project }: { project: Project }) {
                 </select>
               )}
             </Field>
-            <Field label="Role">
-              {(p) => (
-                <select {...p} value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
-                  <option value="regular_user">Member</option>
-                  <option value="project_manager">Project manager</option>
-                </select>
-              )}
-            </Field>
-            <Field label={`Rate (${project.currency})`} hint="Empty: the project's rate" error={errors.field('project_user.hourly_rate')}>
-              {(p) => <input {...p} inputMode="decimal" value={rate} onChange={(e) => setRate(e.target.value)} />}
-            </Field>
+            <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} />
+            <TextField label={`Rate (${project.currency})`} hint="Empty: the project's rate" error={errors.field('project_user.hourly_rate')} inputMode="decimal" value={rate} onChange={setRate} />
             <button className="button primary" type="submit" disabled={add.isPending}>
               Add to project
             </button>

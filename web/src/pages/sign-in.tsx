@@ -4,7 +4,8 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { signedInAs } from '../session.tsx';
-import { Field, FormError, formErrors } from '../ui/field.tsx';
+import { TextField } from '../ui/form.tsx';
+import { FormError, formErrors } from '../ui/field.tsx';
 import { Page } from '../ui/page.tsx';
 
 /** Only a path of this app, never another site, is a place to go after signing in. */
@@ -35,12 +36,8 @@ export function SignInPage() {
     <Page title="Sign in">
       <form className="panel stack" onSubmit={submit} noValidate>
         <FormError message={errors.form} />
-        <Field label="E-mail" error={errors.field('email')}>
-          {(p) => <input {...p} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />}
-        </Field>
-        <Field label="Password" error={errors.field('password')}>
-          {(p) => <input {...p} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />}
-        </Field>
+        <TextField label="E-mail" error={errors.field('email')} type="email" autoComplete="username" required value={email} onChange={setEmail} />
+        <TextField label="Password" error={errors.field('password')} type="password" autoComplete="current-password" required value={password} onChange={setPassword} />
         <button className="button primary" type="submit" disabled={signIn.isPending}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
         </button>
@@ -106,12 +103,8 @@ export function SetPasswordPage() {
         </p>
         <FormError message={errors.form} />
         <input type="email" hidden readOnly autoComplete="username" value={link.data.email} />
-        <Field label="New password" hint="At least 10 characters. A few unrelated words make a good one." error={errors.field('password')}>
-          {(p) => <input {...p} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
-        </Field>
-        <Field label="Repeat the password" error={mismatch ? 'The two passwords are not the same' : undefined}>
-          {(p) => <input {...p} type="password" autoComplete="new-password" value={repeat} onChange={(e) => setRepeat(e.target.value)} />}
-        </Field>
+        <TextField label="New password" hint="At least 10 characters. A few unrelated words make a good one." error={errors.field('password')} type="password" autoComplete="new-password" value={password} onChange={setPassword} />
+        <TextField label="Repeat the password" error={mismatch ? 'The two passwords are not the same' : undefined} type="password" autoComplete="new-password" value={repeat} onChange={setRepeat} />
         <button className="button primary" type="submit" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save password and sign in'}
         </button>
@@ -144,9 +137,7 @@ export function ForgotPasswordPage() {
           }}
         >
           <FormError message={errors.form} />
-          <Field label="E-mail" error={errors.field('email')}>
-            {(p) => <input {...p} type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} />}
-          </Field>
+          <TextField label="E-mail" error={errors.field('email')} type="email" autoComplete="username" value={email} onChange={setEmail} />
           <button className="button primary" type="submit" disabled={request.isPending}>
             Send me a link
           </button>

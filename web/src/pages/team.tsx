@@ -5,6 +5,7 @@ import { formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
+import { TextField } from '../ui/form.tsx';
 import { Field, FormError, formErrors, type ControlProps } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -51,15 +52,9 @@ function InviteDialog({ roles, onClose }: { roles: string[]; onClose: () => void
       >
         <p className="muted">They get an e-mail with a link to choose a password. The link works once, for 7 days.</p>
         <FormError message={errors.form} />
-        <Field label="E-mail" error={errors.field('email')}>
-          {(p) => <input {...p} type="email" value={f.email} onChange={(e) => setF({ ...f, email: e.target.value })} />}
-        </Field>
-        <Field label="First name" error={errors.field('first_name')}>
-          {(p) => <input {...p} value={f.first} onChange={(e) => setF({ ...f, first: e.target.value })} />}
-        </Field>
-        <Field label="Last name" error={errors.field('last_name')}>
-          {(p) => <input {...p} value={f.last} onChange={(e) => setF({ ...f, last: e.target.value })} />}
-        </Field>
+        <TextField label="E-mail" error={errors.field('email')} type="email" value={f.email} onChange={(v) => setF({ ...f, email: v })} />
+        <TextField label="First name" error={errors.field('first_name')} value={f.first} onChange={(v) => setF({ ...f, first: v })} />
+        <TextField label="Last name" error={errors.field('last_name')} value={f.last} onChange={(v) => setF({ ...f, last: v })} />
         <Field label="Role" error={errors.field('organization_role')}>
           {(p) => (
             <select {...p} value={f.role} onChange={(e) => setF({ ...f, role: e.target.value })}>

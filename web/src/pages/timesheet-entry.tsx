@@ -4,7 +4,8 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { formatHours, formatLongDay } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
+import { Check, Field, FormError, formErrors, type FormErrors } from '../ui/field.tsx';
+import { SelectField, TextField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 
 export type Week = Outputs['timesheet']['week'];
@@ -29,6 +30,46 @@ const CODES: Record<string, string> = {
   checklist_item_not_in_task: 'checklist_items',
 };
 
+const firstTask = (project: Project | undefined) => project?.tasks.find((t) => !t.archived)?.id ?? '';
+
+/** Project and task selects; another project selects its first open task. */
+export function ProjectTaskFields({
+  projects,
+  projectId,
+  taskId,
+  lockProject = false,
+  errors,
+  onChange,
+}: {
+  projects: Project[];
+  projectId: string;
+  taskId: string;
+  lockProject?: boolean;
+  errors: FormErrors;
+  onChange: (next: { projectId: string; taskId: string }) => void;
+}) {
+  const project = projects.find((p) => p.id === projectId);
+  return (
+    <>
+      <SelectField
+        label="Project"
+        value={projectId}
+        disabled={lockProject}
+        options={projects.map((p) => [p.id, `${p.client_name} · ${p.name}`] as const)}
+        onChange={(id) => onChange({ projectId: id, taskId: firstTask(projects.find((p) => p.id === id)) })}
+        error={errors.field('project_id')}
+      />
+      <SelectField
+        label="Task"
+        value={taskId}
+        options={(project?.tasks ?? []).filter((t) => !t.archived || t.id === taskId).map((t) => [t.id, t.billable ? t.name : `${t.name} (non-billable)`] as const)}
+        onChange={(id) => onChange({ projectId, taskId: id })}
+        error={errors.field('task_id')}
+      />
+    </>
+  );
+}
+
 export const isLocked = (project: Project | undefined, date: string) => project?.locked_days.includes(date) ?? false;
 
 /** Add or change one entry; every rule is the server's, and its answer is shown beside the field. */
@@ -40,7 +81,7 @@ export function EntryDialog({ week, target, onClose }: { week: Week; target: Ent
   const [date, setDate] = useState(editing?.recorded_on ?? (target.kind === 'new' ? target.date : week.today));
   const [projectId, setProjectId] = useState(editing?.project_id ?? (target.kind === 'new' ? target.projectId : undefined) ?? open[0]?.id ?? '');
   const project = week.projects.find((p) => p.id === projectId);
-  const [taskId, setTaskId] = useState(editing?.task_id ?? (target.kind === 'new' ? target.taskId : undefined) ?? project?.tasks.find((t) => !t.archived)?.id ?? '');
+  const [taskId, setTaskId] = useState(editing?.task_id ?? (target.kind === 'new' ? target.taskId : undefined) ?? firstTask(project));
   const task = project?.tasks.find((t) => t.id === taskId);
   const [hours, setHours] = useState(editing ? formatHours(editing.hours) : '');
   const [notes, setNotes] = useState(editing?.notes ?? '');
@@ -91,53 +132,20 @@ export function EntryDialog({ week, target, onClose }: { week: Week; target: Ent
       ) : (
         <form className="stack" onSubmit={submit} noValidate>
           <FormError message={errors.form} />
-          <Field label="Date" error={errors.field('recorded_on')} hint={locked ? `${project?.name ?? 'This project'} is locked on ${formatLongDay(date)}.` : undefined}>
-            {(p) => <input {...p} type="date" required value={date} onChange={(e) => setDate(e.target.value)} />}
-          </Field>
-          <Field label="Project" error={errors.field('project_id')}>
-            {(p) => (
-              <select
-                {...p}
-                value={projectId}
-                disabled={editing !== null}
-                onChange={(e) => {
-                  setProjectId(e.target.value);
-                  setTaskId(week.projects.find((x) => x.id === e.target.value)?.tasks.find((t) => !t.archived)?.id ?? '');
-                  setDone(new Set());
-                }}
-              >
-                {open.map((x) => (
-                  <option key={x.id} value={x.id}>
-                    {x.client_name} · {x.name}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Task" error={errors.field('task_id')}>
-            {(p) => (
-              <select
-                {...p}
-                value={taskId}
-                onChange={(e) => {
-                  setTaskId(e.target.value);
-                  setDone(new Set());
-                }}
-              >
-                {(project?.tasks ?? [])
-                  .filter((t) => !t.archived || t.id === taskId)
-                  .map((t) => (
-                    <option key={t.id} value={t.id}>
-                      {t.name}
-                      {t.billable ? '' : ' (non-billable)'}
-                    </option>
-                  ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Hours" hint="As 1.5 or 1:30" error={errors.field('hours')}>
-            {(p) => <input {...p} inputMode="decimal" autoComplete="off" required value={hours} onChange={(e) => setHours(e.target.value)} />}
-          </Field>
+          <TextField label="Date" error={errors.field('recorded_on')} hint={locked ? `${project?.name ?? 'This project'} is locked on ${formatLongDay(date)}.` : undefined} type="date" required value={date} onChange={setDate} />
+          <ProjectTaskFields
+            projects={open}
+            projectId={projectId}
+            taskId={taskId}
+            lockProject={editing !== null}
+            errors={errors}
+            onChange={(next) => {
+              setProjectId(next.projectId);
+              setTaskId(next.taskId);
+              setDone(new Set());
+            }}
+          />
+          <TextField label="Hours" hint="As 1.5 or 1:30" error={errors.field('hours')} inputMode="decimal" autoComplete="off" required value={hours} onChange={setHours} />
           <Field label="Notes" error={errors.field('notes')}>
             {(p) => <textarea {...p} rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />}
           </Field>

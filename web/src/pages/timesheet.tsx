@@ -6,10 +6,11 @@ import { addDays } from '../dates.ts';
 import { formatClock, formatDate, formatDayMonth, formatHours, formatLongDay, formatWeekday } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
+import { TextField } from '../ui/form.tsx';
 import { Field, FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { EntryDialog, isLocked, type Entry, type EntryTarget, type Week } from './timesheet-entry.tsx';
+import { EntryDialog, isLocked, ProjectTaskFields, type Entry, type EntryTarget, type Week } from './timesheet-entry.tsx';
 
 /** Rejected time is not time worked: it counts toward no total. */
 const counted = (e: Entry) => e.status !== 'rejected';
@@ -78,40 +79,17 @@ function Timer({ week }: { week: Week }) {
         }}
       >
         <FormError message={errors.form} />
-        <Field label="Project" error={errors.field('project_id')}>
-          {(p) => (
-            <select
-              {...p}
-              value={projectId}
-              onChange={(e) => {
-                setProjectId(e.target.value);
-                setTaskId(week.projects.find((x) => x.id === e.target.value)?.tasks[0]?.id ?? '');
-              }}
-            >
-              {openProjects.map((x) => (
-                <option key={x.id} value={x.id}>
-                  {x.client_name} · {x.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Task" error={errors.field('task_id')}>
-          {(p) => (
-            <select {...p} value={taskId} onChange={(e) => setTaskId(e.target.value)}>
-              {(project?.tasks ?? [])
-                .filter((t) => !t.archived)
-                .map((t) => (
-                  <option key={t.id} value={t.id}>
-                    {t.name}
-                  </option>
-                ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Notes" error={errors.field('notes')}>
-          {(p) => <input {...p} value={notes} onChange={(e) => setNotes(e.target.value)} />}
-        </Field>
+        <ProjectTaskFields
+          projects={openProjects}
+          projectId={projectId}
+          taskId={taskId}
+          errors={errors}
+          onChange={(next) => {
+            setProjectId(next.projectId);
+            setTaskId(next.taskId);
+          }}
+        />
+        <TextField label="Notes" error={errors.field('notes')} value={notes} onChange={setNotes} />
         <button className="button primary" type="submit" disabled={start.isPending}>
           Start
         </button>
