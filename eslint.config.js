@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -6,7 +7,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -24,6 +25,20 @@ export default tseslint.config(
           selector: "CallExpression[callee.property.name=/^(run|all|get|execute)$/] > MemberExpression.callee > CallExpression.object[callee.property.name='delete'][arguments.length=1]",
           message: 'drizzle delete without .where(): say which rows',
         },
+      ],
+    },
+  },
+  // The web app (web/, its own tsconfig with DOM and JSX): the rules of hooks, and no server code
+  // beyond the router's types.
+  {
+    files: ['web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/src/**'], allowTypeImports: true, message: 'the web app takes only types from the server (the AppRouter)' }] },
       ],
     },
   },

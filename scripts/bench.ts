@@ -11,6 +11,7 @@ import { run as invoices } from './bench-invoices.ts';
 import { run as reads } from './bench-reads.ts';
 import { run as ship } from './bench-ship.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
+import { run as web } from './bench-web.ts';
 import { run as webhooks } from './bench-webhooks.ts';
 import { run as manyWorkspaces } from './bench-workspaces.ts';
 
@@ -19,6 +20,7 @@ const sections: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'invoices', run: () => invoices() },
   { name: 'webhooks on the write path', run: () => webhooks() },
   { name: 'reads', run: () => reads() },
+  { name: 'web app', run: () => web() },
   { name: 'many workspaces', run: () => manyWorkspaces() },
   { name: 'shipping: start-up, cold open, backup and move', run: () => ship() },
 ];

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { EXPORTS_PREFIX, exportsRouter } from './exports/http.ts';
@@ -18,6 +17,7 @@ import { restRoutes } from './rest/routes/index.ts';
 import type { AppServices } from './services.ts';
 import { hostOf } from './trpc/context.ts';
 import { trpcHttp } from './trpc/http.ts';
+import { webAppRouter } from './web/serve-app.ts';
 import { subdomainFromHost } from './workspaces/host.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
@@ -61,8 +61,7 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
   // The card processor's webhook reads its raw body to check the signature: before any parser.
   app.use(stripeWebhookRouter(services, (req) => workspaceOfRequest(services, req)));
 
-  const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
-  app.use('/trpc', cors({ origin: services.config.corsOrigins.length > 0 ? services.config.corsOrigins : false }), ...trpcHttp(services, subdomainOf));
+  app.use('/trpc', trpcHttp(services));
 
   // Public, before the REST router (which would demand a key); the document is built when first asked for.
   app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config), services.config));
@@ -70,6 +69,7 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(EXPORTS_PREFIX, exportsRouter(services));
   app.use(publicInvoiceRouter(services));
+  app.use(webAppRouter(services));
 
   app.use((req: Request, res: Response) => {
     res.status(404).json({ error: `Nothing is served at ${req.method} ${req.path}`, code: 'not_found' });

@@ -1,9 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { invoices, outbox, projects, recipients } from '../src/db/schema/index.ts';
 import { outboxJob } from '../src/jobs/outbox.ts';
@@ -12,44 +10,7 @@ import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
-
-interface Received {
-  rcptTo: string[];
-  mail: ParsedMail;
-}
-
-/** A real SMTP server on localhost that keeps every message it accepts. */
-async function startSmtp(port = 0): Promise<{ port: number; received: Received[]; close: () => Promise<void> }> {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
-  const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
-  return { port: address.port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** A port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
+import { freePort, startSmtp } from './helpers/smtp.ts';
 
 /** An invoice with recipients, e-mailed; returns its id and the recipients. */
 async function sendInvoice(ws: TestWorkspace, opts: { copy?: boolean; attach?: boolean; replyTo?: string | null; link?: boolean } = {}) {

@@ -36,6 +36,7 @@ export const COMMANDS: CommandRow[] = [
     args: '<subdomain> [--stripe-secret-key K --stripe-webhook-secret S | --from-env | --remove] [--json]',
     load: async () => (await import('./identity.ts')).payments,
   },
+  { words: 'password-link', args: '<subdomain> [--email E] [--json]', load: async () => (await import('./workspace.ts')).passwordLink },
   { words: 'key create', args: '<subdomain> [--label L] [--expires YYYY-MM-DD] [--json]', load: async () => (await import('./key.ts')).create },
   { words: 'key list', args: '<subdomain> [--json]', load: async () => (await import('./key-list.ts')).list },
   { words: 'key revoke', args: '<subdomain> <key-id>', load: async () => (await import('./key.ts')).revoke },

@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { sampleTimeEntry } from '../demo/examples.ts';
+import { DEMO_LOGINS, seedDemoLogins } from '../demo/logins.ts';
 import { seedDemo } from '../demo/seed.ts';
 import { provisionWorkspace } from '../domain/workspace/provision.ts';
 import { AlreadyServingError, runningServer } from '../ops/control-socket.ts';
@@ -58,7 +59,7 @@ export const serve: Command = async (argv, services, io) => {
 
 const DEMO = 'demo';
 
-/** Creates (or reuses) the demo workspace, seeds it, prints a key and curl lines, then serves. */
+/** Creates (or reuses) the demo workspace, seeds it, prints the app's address and logins, a key and curl lines, then serves. */
 export const demo: Command = async (argv, services, io) => {
   parse(argv, {});
   // A second demo beside a running one would add a key and then fail to listen: refuse first.
@@ -74,11 +75,15 @@ export const demo: Command = async (argv, services, io) => {
     handle = openWorkspace(services, DEMO);
   }
   seedDemo(scopeOf(services, handle));
+  await seedDemoLogins(scopeOf(services, handle));
   const key = createApiKey(handle.db, { label: 'demo', now });
   const { port, baseDomain } = services.config;
   const headers = `-H 'Host: ${DEMO}.${baseDomain}' -H 'X-Api-Key: ${key.apiKey}'`;
   const entry = sampleTimeEntry(handle, now.toISOString().slice(0, 10));
+  const width = Math.max(...DEMO_LOGINS.map((l) => l.who.length));
   io.out(`demo workspace ready: ${DEMO}.${baseDomain}
+web app: http://${DEMO}.${baseDomain}:${port}/
+${DEMO_LOGINS.map((l) => `  ${`${l.who}:`.padEnd(width + 1)}  ${l.email}  password: ${l.password}`).join('\n')}
 api key: ${key.apiKey}
 try:
   curl ${headers} -H 'Accept: application/json' http://localhost:${port}/api/external/v2/team-members

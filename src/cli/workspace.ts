@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { email, nonEmptyText, timeZone } from '../domain/fields.ts';
+import { issuePasswordLink } from '../domain/accounts/links.ts';
 import { provisionWorkspace } from '../domain/workspace/provision.ts';
 import { check, parse, required } from './args.ts';
-import { asUsage, print, type Command } from './context.ts';
+import { asUsage, openWorkspace, print, scopeOf, type Command } from './context.ts';
 
 export const create: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, {
@@ -21,11 +22,25 @@ export const create: Command = (argv, services, io) => {
   const created = asUsage(() =>
     provisionWorkspace(services.registry, { subdomain, name, timeZone: zone, owner: { email: ownerEmail, firstName, lastName } }, services.clock()),
   );
-  print(
-    io,
-    values.json,
-    { subdomain: created.subdomain, api_key: created.apiKey, api_key_id: created.keyId, owner: { id: created.owner.id, email: created.owner.email } },
-    `created workspace ${created.subdomain} (${name ?? created.subdomain})\nowner: ${created.owner.email} (${created.owner.id})\n` +
-      `api key ${created.keyId} (shown once): ${created.apiKey}`,
-  );
+  const data = { subdomain: created.subdomain, api_key: created.apiKey, api_key_id: created.keyId, owner: { id: created.owner.id, email: created.owner.email } };
+  if (values.json) {
+    // The JSON keys are a contract of their own; `hourbook password-link` gives the link to scripts.
+    print(io, true, data, '');
+    return;
+  }
+  const link = issuePasswordLink(scopeOf(services, openWorkspace(services, created.subdomain)), { email: created.owner.email });
+  io.out(`created workspace ${created.subdomain} (${name ?? created.subdomain})
+owner: ${created.owner.email} (${created.owner.id})
+api key ${created.keyId} (shown once): ${created.apiKey}
+owner's link to set a password and sign in (works once, until ${link.expires_at}):
+  ${link.link}`);
+};
+
+/** A one-time link to set a password: for `--email`, else the first active Owner (a lost first link, a locked-out Owner). */
+export const passwordLink: Command = (argv, services, io) => {
+  const { values, positionals } = parse(argv, { email: { type: 'string' } });
+  const handle = openWorkspace(services, positionals[0]);
+  const memberEmail = values.email === undefined ? undefined : check('--email', email, values.email);
+  const link = asUsage(() => issuePasswordLink(scopeOf(services, handle), { email: memberEmail }));
+  print(io, values.json, link, `link for ${link.email} to set a password (works once, until ${link.expires_at}):\n  ${link.link}`);
 };

@@ -1,4 +1,5 @@
 import type { Transaction } from '../db/index.ts';
+import type { ClientInfo, SessionGrant } from '../domain/accounts/sessions.ts';
 import type { AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 
@@ -6,6 +7,19 @@ import type { WorkspaceHandle } from '../workspaces/handle.ts';
 export interface Authenticated {
   handle: WorkspaceHandle;
   keyId: string;
+  /** A personal key's member (calls made with it act as that member); null for the workspace key. */
+  memberId: string | null;
+}
+
+/**
+ * What the /trpc door knows about a browser: the session cookie it presented, where it calls from,
+ * and how to set or clear its cookie. REST requests have none: that door takes API keys only.
+ */
+export interface BrowserRequest {
+  sessionToken: string | undefined;
+  client: ClientInfo;
+  /** Sets the session cookie (a grant) or clears it (null). */
+  setSession(grant: SessionGrant | null): void;
 }
 
 /** One request's context, the same for both doors. The workspace is resolved by the procedures. */
@@ -19,6 +33,8 @@ export interface Context {
   auth?: Authenticated;
   /** Set by a door that keeps its answer (a request with an idempotency key); mutations call it. */
   callHooks?: CallHooks;
+  /** Only on /trpc (and in tests that act as a browser). */
+  browser?: BrowserRequest | undefined;
 }
 
 /** What a door that keeps its answer needs to hear from the mutation it calls. */
@@ -35,7 +51,7 @@ interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
 }
 
-const header = (req: RequestLike, name: string): string | undefined => {
+export const header = (req: RequestLike, name: string): string | undefined => {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 };
@@ -44,6 +60,12 @@ export function hostOf(req: RequestLike, trustProxy: boolean): string | undefine
   return (trustProxy ? header(req, 'x-forwarded-host')?.split(',')[0]?.trim() : undefined) ?? header(req, 'host');
 }
 
-export function contextFor(services: AppServices, req: RequestLike, requestId: string, subdomainOf: (host: string | undefined) => string | null): Context {
-  return { services, requestId, subdomain: subdomainOf(hostOf(req, services.config.trustProxy)), apiKey: header(req, 'x-api-key') };
+export function contextFor(
+  services: AppServices,
+  req: RequestLike,
+  requestId: string,
+  subdomainOf: (host: string | undefined) => string | null,
+  browser?: BrowserRequest,
+): Context {
+  return { services, requestId, subdomain: subdomainOf(hostOf(req, services.config.trustProxy)), apiKey: header(req, 'x-api-key'), browser };
 }

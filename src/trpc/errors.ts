@@ -32,8 +32,13 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
   return { error: new AppError('internal', 'internal_error', 'Something went wrong on our side; the request was not applied'), internal: true };
 }
 
-/** tRPC's `responseMeta`: a `Retry-After` header when an error says how long to wait (429, 503), as REST sends it. */
-export function retryAfterMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Record<string, string> } {
+/**
+ * tRPC's `responseMeta`: answers carry a member's data, so never cached (by the browser or anything
+ * between); and a `Retry-After` header when an error says how long to wait (429, 503), as REST sends it.
+ */
+export function responseMeta({ errors }: { errors: readonly TRPCError[] }): { headers: Record<string, string> } {
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   const seconds = errors.map((e) => retryAfterOf(toAppError(e).error)).find((s) => s !== undefined);
-  return seconds === undefined ? {} : { headers: { 'Retry-After': String(seconds) } };
+  if (seconds !== undefined) headers['Retry-After'] = String(seconds);
+  return { headers };
 }

@@ -1,5 +1,6 @@
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import cors from 'cors';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { AppError } from '../errors.ts';
 import { claimIdempotencyKey, type IdempotentExchange } from '../idempotency/exchange.ts';
 import { keepAnswer, sendStoredAnswer } from '../idempotency/http.ts';
@@ -9,15 +10,17 @@ import { LOGO_BODY_BYTES } from '../domain/workspace/logo.ts';
 import { MAX_BODY_BYTES } from '../rest/body.ts';
 import type { AppServices } from '../services.ts';
 import { contextFor, type CallHooks, type Context } from './context.ts';
-import { retryAfterMeta, toAppError } from './errors.ts';
+import { responseMeta, toAppError } from './errors.ts';
 import { authenticate } from './init.ts';
 import { procedureSchemas } from './procedure-schemas.ts';
 import { appRouter } from './router.ts';
+import { browserRequest } from '../web/browser.ts';
+import { csrfGuard } from '../web/csrf.ts';
+import { subdomainFromHost } from '../workspaces/host.ts';
 
 /** Room for a 1 MB logo as base64 (workspace.updateIdentity); REST keeps 1 MiB. */
 const BODY_BYTES = Math.max(MAX_BODY_BYTES, LOGO_BODY_BYTES);
 
-type SubdomainOf = (host: string | undefined) => string | null;
 
 const requestIdOf = (res: Response) => String(res.getHeader('x-request-id') ?? '');
 
@@ -69,9 +72,8 @@ function trpcAnswer(batch: boolean): (procedure: string, output: unknown) => Sto
  * (a malformed, reused or busy key, a batch of several calls) reach tRPC through the context, so
  * they are answered in tRPC's own shape; a refused caller is refused again by the procedure.
  */
-async function idempotencyOfMutation(services: AppServices, subdomainOf: SubdomainOf, req: Request, res: Response): Promise<'replayed' | 'continue'> {
-  const ctx = contextFor(services, req, requestIdOf(res), subdomainOf);
-  res.locals.trpcContext = ctx;
+async function idempotencyOfMutation(ctx: Context, req: Request, res: Response): Promise<'replayed' | 'continue'> {
+  const { services } = ctx;
   let exchange: IdempotentExchange;
   try {
     const key = idempotencyKeyOf(req.method, req.headers);
@@ -111,25 +113,40 @@ async function idempotencyOfMutation(services: AppServices, subdomainOf: Subdoma
   return 'continue';
 }
 
-/** `/trpc`: the procedures over HTTP, with idempotency keys on mutations and `Retry-After` where an error asks for it. */
-export function trpcHttp(services: AppServices, subdomainOf: SubdomainOf): RequestHandler[] {
+/**
+ * /trpc: the procedures for TypeScript clients, called with an API key (integrations, other
+ * frontends through CORS_ORIGINS) or with the session cookie (the web app, behind the CSRF guard);
+ * idempotency keys on mutations, `Retry-After` where an error asks for it, nothing cached.
+ */
+export function trpcHttp(services: AppServices): Router {
+  const { config } = services;
+  const subdomainOf = (host: string | undefined) => subdomainFromHost(host, config.baseDomain);
+  // One context per request, made by whichever middleware needs it first.
+  const contextOf = (req: Request, res: Response): Context =>
+    ((res.locals.trpcContext as Context | undefined) ??= contextFor(services, req, requestIdOf(res), subdomainOf, browserRequest(req, res, config, services.clock)));
   const idempotency = (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'POST' || req.headers[IDEMPOTENCY_HEADER] === undefined) {
       next();
       return;
     }
-    idempotencyOfMutation(services, subdomainOf, req, res).then((outcome) => {
+    idempotencyOfMutation(contextOf(req, res), req, res).then((outcome) => {
       if (outcome === 'continue') next();
     }, next);
   };
-  const trpc = createExpressMiddleware({
-    router: appRouter,
-    maxBodySize: BODY_BYTES,
-    createContext: ({ req, res }): Context => (res.locals.trpcContext as Context | undefined) ?? contextFor(services, req, requestIdOf(res), subdomainOf),
-    responseMeta: retryAfterMeta,
-    onError: ({ error, ctx }) => {
-      if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
-    },
-  });
-  return [idempotency, trpc];
+  const router = express.Router();
+  router.use(
+    cors({ origin: config.corsOrigins.length > 0 ? config.corsOrigins : false }),
+    csrfGuard(config),
+    idempotency,
+    createExpressMiddleware({
+      router: appRouter,
+      maxBodySize: BODY_BYTES,
+      createContext: ({ req, res }) => contextOf(req, res),
+      responseMeta,
+      onError: ({ error, ctx }) => {
+        if (toAppError(error).internal) services.logger.error({ err: error, request_id: ctx?.requestId }, 'unhandled error');
+      },
+    }),
+  );
+  return router;
 }

@@ -1,4 +1,6 @@
 import type { AnyProcedure } from '@trpc/server';
+import { accountsRouter, apiKeysRouter } from './routers/accounts.ts';
+import { authRouter } from './routers/auth.ts';
 import { clientsRouter } from './routers/clients.ts';
 import { invoicesRouter } from './routers/invoices.ts';
 import { projectsRouter } from './routers/projects.ts';
@@ -7,8 +9,9 @@ import { reportsRouter } from './routers/reports.ts';
 import { tasksRouter } from './routers/tasks.ts';
 import { teamMembersRouter } from './routers/team-members.ts';
 import { timeEntriesRouter } from './routers/time-entries.ts';
-import { workspaceRouter } from './routers/workspace.ts';
+import { approvalsRouter, timesheetRouter } from './routers/timesheet.ts';
 import { webhooksRouter } from './routers/webhooks.ts';
+import { workspaceRouter } from './routers/workspace.ts';
 import { createCallerFactory, router } from './init.ts';
 
 export const appRouter = router({
@@ -22,6 +25,11 @@ export const appRouter = router({
   workspace: workspaceRouter,
   webhooks: webhooksRouter,
   reports: reportsRouter,
+  auth: authRouter,
+  accounts: accountsRouter,
+  apiKeys: apiKeysRouter,
+  timesheet: timesheetRouter,
+  approvals: approvalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

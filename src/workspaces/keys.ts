@@ -14,10 +14,12 @@ export interface CreatedKey {
   apiKey: string;
   label: string;
   expiresAt: string | null;
+  memberId: string | null;
 }
 
 /** Creates a key; the plain key is returned once and only its SHA-256 is stored. */
-export function createApiKey(db: Db, opts: { label?: string; expiresAt?: string | null; now: Date }): CreatedKey {
+/** With `memberId` it is a personal key: calls made with it act as that member (docs/auth.md). */
+export function createApiKey(db: Db, opts: { label?: string; expiresAt?: string | null; memberId?: string | null; now: Date }): CreatedKey {
   const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
   const row = {
     id: randomUUID(),
@@ -26,9 +28,10 @@ export function createApiKey(db: Db, opts: { label?: string; expiresAt?: string 
     prefix: apiKey.slice(0, 10),
     expiresAt: opts.expiresAt ?? null,
     createdAt: opts.now.toISOString(),
+    memberId: opts.memberId ?? null,
   };
   db.insert(apiKeys).values(row).run();
-  return { id: row.id, apiKey, label: row.label, expiresAt: row.expiresAt };
+  return { id: row.id, apiKey, label: row.label, expiresAt: row.expiresAt, memberId: row.memberId };
 }
 
 /** Revokes a key by id; false when there is no such live key. */
@@ -94,7 +97,7 @@ export function verifyApiKey(
   memo: <T>(build: (db: Database) => T) => T,
   presented: string | undefined,
   now: Date,
-): { id: string } | null {
+): { id: string; memberId: string | null } | null {
   if (!presented || presented.length > 200) return null;
   const digest = sha256(presented);
   const st = memo(statements);
@@ -106,5 +109,5 @@ export function verifyApiKey(
   if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
     st.touch.run({ id: row.id, now: now.toISOString() });
   }
-  return { id: row.id };
+  return { id: row.id, memberId: row.memberId };
 }

@@ -9,3 +9,5 @@ export * from './identity.ts';
 export * from './idempotency.ts';
 export * from './webhooks.ts';
 export * from './reports.ts';
+export * from './accounts.ts';
+export * from './timers.ts';

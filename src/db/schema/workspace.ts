@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { id, timestamps } from './columns.ts';
 
 /** The single row describing this workspace file (the spec's "organization"). */
@@ -24,6 +24,11 @@ export const apiKeys = sqliteTable(
     lastUsedAt: text('last_used_at'),
     revokedAt: text('revoked_at'),
     createdAt: text('created_at').notNull(),
+    /**
+     * A personal key: calls made with it act as this team member and can name no one else. Null
+     * for a workspace key, which speaks for the workspace (docs/auth.md).
+     */
+    memberId: text('member_id').references((): AnySQLiteColumn => teamMembers.id, { onDelete: 'cascade' }),
   },
   (t) => [uniqueIndex('api_keys_hash_idx').on(t.keyHash)],
 );

@@ -8,6 +8,7 @@ import { toRecipientRecord } from '../recipients/records.ts';
 import type { Scope } from '../scope.ts';
 import { toClientRecord } from './records.ts';
 import type { getInput, getOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 const statements = (db: Database) => ({
   byId: db.select().from(clients).where(eq(clients.id, sql.placeholder('id'))).prepare(),
@@ -15,6 +16,7 @@ const statements = (db: Database) => ({
 
 /** Endpoint 13 and `clients.get`: the client with its live recipients, two prepared queries. */
 export function getClient(scope: Scope, input: z.output<typeof getInput>): z.output<typeof getOutput> {
+  requireAdmin(scope, 'see clients');
   const row = scope.statements(statements).byId.get({ id: input.client_id });
   if (!row) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
   return {

@@ -6,6 +6,7 @@ import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
 import { toLineRecord, toTaxRecord, type InvoiceRow } from './records.ts';
 import type { getOutput, invoiceIdInput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 import { summaryOf } from './summaries.ts';
 
 /** One invoice with its lines, taxes, projects and recipients, read through `db` (a transaction after a write). */
@@ -41,5 +42,6 @@ export function invoiceDetailOf(scope: Scope, db: Db, row: InvoiceRow): z.output
 
 /** tRPC `invoices.get`: one invoice with its lines, taxes, projects and recipients. */
 export function getInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof getOutput> {
+  requireAdmin(scope, 'see invoices');
   return invoiceDetailOf(scope, scope.db, findInvoice(scope.db, input.invoice_id));
 }

@@ -5,10 +5,12 @@ import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { overdueSql, todayIn } from './balance.ts';
 import type { listInput, listOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 import { summariesOf } from './summaries.ts';
 
 /** tRPC `invoices.list`: keyset pages by creation, by client, status, kind, overdue, issue dates and change time. */
 export function listInvoices(scope: Scope, input: z.output<typeof listInput>): z.output<typeof listOutput> {
+  requireAdmin(scope, 'see invoices');
   const overdue = input.overdue === undefined ? undefined : input.overdue ? overdueSql(todayIn(scope)) : not(overdueSql(todayIn(scope)));
   const page = keysetPage(
     scope.db.select().from(invoices).$dynamic(),

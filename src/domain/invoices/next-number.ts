@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts';
 import { invoices, type invoiceKinds } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import type { nextNumberOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 /**
  * The number after `last`: its trailing digits plus one, zero padding kept (`INV-0041` →
@@ -48,5 +49,6 @@ export function nextNumberOf(db: Db, kind: (typeof invoiceKinds)[number]): strin
  * decides at create time (the loser gets 409 invoice_number_taken and asks again).
  */
 export function nextInvoiceNumber(scope: Scope): z.output<typeof nextNumberOutput> {
+  requireAdmin(scope, 'see invoices');
   return { number: nextNumberOf(scope.db, 'invoice') };
 }

@@ -6,6 +6,7 @@ import { documentContext, documentFor, stateOf } from './document.ts';
 import { findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
 import type { invoiceIdInput, pdfOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 /**
  * The one way to an invoice's PDF (tRPC, the mail attachment, the public page): rendered from its
@@ -22,6 +23,7 @@ export function invoicePdf(scope: Scope, invoice: InvoiceRow): Promise<Buffer> {
 
 /** tRPC `invoices.pdf`: the PDF, base64-encoded. */
 export async function getInvoicePdf(scope: Scope, input: z.output<typeof invoiceIdInput>): Promise<z.output<typeof pdfOutput>> {
+  requireAdmin(scope, 'see invoices');
   const invoice = findInvoice(scope.db, input.invoice_id);
   const bytes = await invoicePdf(scope, invoice);
   return { filename: invoicePdfFileName(invoice.number), content_type: 'application/pdf', base64: bytes.toString('base64') };

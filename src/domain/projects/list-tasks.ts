@@ -6,9 +6,11 @@ import type { Scope } from '../scope.ts';
 import { getProjectRow } from './queries.ts';
 import { toTaskRecord } from './records.ts';
 import type { listTasksInput, listTasksOutput } from './schemas.ts';
+import { requireProjectManager } from './access.ts';
 
 /** tRPC `tasks.list`: a project's tasks with their checklist items, keyset-paginated. */
 export function listTasks(scope: Scope, input: z.output<typeof listTasksInput>): z.output<typeof listTasksOutput> {
+  requireProjectManager(scope, input.project_id, 'see this project');
   const project = getProjectRow(scope, input.project_id);
   const page = keysetPage(
     scope.db.select().from(tasks).$dynamic(),

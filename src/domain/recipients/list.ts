@@ -6,9 +6,11 @@ import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { toRecipientRecord } from './records.ts';
 import type { listInput, listOutput } from './schemas.ts';
+import { requireAdmin } from '../access.ts';
 
 /** tRPC `recipients.list`: keyset pages of one client's recipients. */
 export function listRecipients(scope: Scope, input: z.output<typeof listInput>): z.output<typeof listOutput> {
+  requireAdmin(scope, 'see recipients');
   getClientRow(scope.db, input.client_id);
   const page = keysetPage(
     scope.db.select().from(recipients).$dynamic(),

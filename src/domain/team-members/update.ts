@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import { teamMembers } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { endMemberSessions } from '../accounts/sessions.ts';
+import { withdrawTokens } from '../accounts/tokens.ts';
 import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { activeOwnerCount, assertEmailFree, assertRoleExists, getTeamMember } from './queries.ts';
@@ -32,6 +34,11 @@ export function updateTeamMember(scope: Scope, input: z.output<typeof updateInpu
     }
     next.updatedAt = scope.now.toISOString();
     tx.update(teamMembers).set(next).where(eq(teamMembers.id, current.id)).run();
+    // A deactivated member is signed out at once, and their unused links stop working.
+    if (current.active && !next.active) {
+      endMemberSessions(tx, current.id);
+      withdrawTokens(scope, tx, current.id);
+    }
     const teamMember = toTeamMemberRecord(next);
     recordEvent(scope, tx, 'team_member.updated', { team_member: teamMember });
     return { team_member: teamMember };

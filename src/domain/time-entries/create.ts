@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Transaction } from '../../db/index.ts';
 import { timeEntryChecklistItems, timeEntryOverrides } from '../../db/schema/index.ts';
-import { notFound, unprocessable } from '../../errors.ts';
+import { forbidden, notFound, unprocessable } from '../../errors.ts';
 import { recordEvent } from '../events.ts';
 import type { ActorScope } from '../scope.ts';
-import type { ActingUser } from '../team-members/acting-user.ts';
+import { findActingUser, type ActingUser } from '../team-members/acting-user.ts';
 import { fullName } from '../team-members/records.ts';
 import { hoursOf } from '../time/hours.ts';
 import { roundUpSeconds } from '../time/rounding.ts';
@@ -27,10 +27,12 @@ interface Target {
   project: ProjectFacts;
   task: TaskFacts;
   projectUser: ProjectUserFacts;
+  /** The actor is Owner/Admin or a manager of the project: may override locks, record for others. */
+  actorManages: boolean;
 }
 
 /** The client, project and task the entry names, each checked; the user must be on the project. */
-function resolveTarget(st: TimeEntryStatements, input: CreateInput, user: ActingUser): Target {
+export function resolveTarget(st: TimeEntryStatements, input: Pick<CreateInput, 'client_id' | 'project_id' | 'task_id'>, user: ActingUser, actor: ActingUser): Target {
   const client = st.client.get({ id: input.client_id });
   if (!client) throw notFound('client', `No client with id ${input.client_id} in this workspace`);
   const project = findProject(st, input.project_id);
@@ -45,8 +47,22 @@ function resolveTarget(st: TimeEntryStatements, input: CreateInput, user: Acting
   }
   assertProjectActive(project);
   const projectUser = st.projectUser.get({ projectId: project.id, userId: user.id });
+  const actorManages = mayManageProject(actor, actor.id === user.id ? projectUser : st.projectUser.get({ projectId: project.id, userId: actor.id }));
+  if (actor.id !== user.id && !actorManages) {
+    throw forbidden(`Only an Owner, an Admin or a project manager of "${project.name}" may record time for someone else`);
+  }
   if (!projectUser) throw unprocessable('not_a_project_user', `${user.email} is not a user of the project "${project.name}"`);
-  return { project, task, projectUser };
+  return { project, task, projectUser, actorManages };
+}
+
+/**
+ * The entry's user: the person `email` names, else the actor. Through the REST contract they are
+ * the same person (the workspace key names the actor by `email`); a signed-in member may name
+ * someone else, which `resolveTarget` allows only to those who manage the project.
+ */
+function entryUserOf(scope: ActorScope, email: string | undefined): ActingUser {
+  if (email === undefined || email.toLowerCase() === scope.actor.email.toLowerCase()) return scope.actor;
+  return findActingUser(scope, email);
 }
 
 interface NewEntry {
@@ -58,7 +74,16 @@ interface NewEntry {
 }
 
 /** The entry row, its checklist and, when a locked period was overridden, the override log line. */
-function insertEntry(tx: Transaction, st: TimeEntryStatements, input: CreateInput, user: ActingUser, target: Target, entry: NewEntry, overriddenSince: string | null) {
+function insertEntry(
+  tx: Transaction,
+  st: TimeEntryStatements,
+  input: CreateInput,
+  people: { user: ActingUser; actor: ActingUser },
+  target: Target,
+  entry: NewEntry,
+  overriddenSince: string | null,
+) {
+  const { user } = people;
   st.insert.run({
     id: entry.id,
     clientId: input.client_id,
@@ -89,7 +114,7 @@ function insertEntry(tx: Transaction, st: TimeEntryStatements, input: CreateInpu
         timeEntryId: entry.id,
         projectId: target.project.id,
         recordedOn: input.recorded_on,
-        actorId: user.id,
+        actorId: people.actor.id,
         action: 'create',
         lockedSince: overriddenSince,
         createdAt: entry.at,
@@ -99,21 +124,21 @@ function insertEntry(tx: Transaction, st: TimeEntryStatements, input: CreateInpu
 }
 
 /**
- * Endpoints 2 and 3. The acting user (named by `email`) is the entry's user, and an override is
- * permitted when they are Owner/Admin or a manager of the project (the body names no other
- * person). Everything happens in one IMMEDIATE transaction, so the 24-hour check and the insert
+ * Endpoints 2 and 3. `email` names the entry's user; through the REST contract that person also
+ * acts. An override is permitted when the actor is Owner/Admin or a manager of the project; the
+ * lock and the 24-hour day are judged for the entry's user. Everything happens in one IMMEDIATE transaction, so the 24-hour check and the insert
  * see the same day even with other writers, and a refused request changes nothing.
  */
-export function createTimeEntry(scope: ActorScope, input: CreateInput): CreateOutput {
+export function createTimeEntry(scope: ActorScope, input: CreateInput & { email?: string }): CreateOutput {
   const st = scope.statements(timeEntryStatements);
-  const user = scope.actor;
+  const user = entryUserOf(scope, input.email);
   return scope.write((tx) => {
-    const target = resolveTarget(st, input, user);
+    const target = resolveTarget(st, input, user, scope.actor);
     assertChecklistItemsOfTask(st, target.task.id, input.checklist_items ?? []);
     assertPlausibleDate(input.recorded_on, scope.now, user.timeZone);
     const lock = checkLock(target.project, input.recorded_on, user.timeZone, scope.now, {
       requested: input.is_override,
-      permitted: mayManageProject(user, target.projectUser),
+      permitted: target.actorManages,
     });
     const seconds = roundUpSeconds(input.hours, target.project.timeRoundUpto);
     assertWithinDay(st, user.id, input.recorded_on, seconds);
@@ -125,7 +150,7 @@ export function createTimeEntry(scope: ActorScope, input: CreateInput): CreateOu
       status: initialStatus(target.project, target.task, target.projectUser),
       at: scope.now.toISOString(),
     };
-    insertEntry(tx, st, input, user, target, entry, lock.overriddenSince);
+    insertEntry(tx, st, input, { user, actor: scope.actor }, target, entry, lock.overriddenSince);
     if (entry.status === 'pending_approval' && target.project.notifyInstantly) {
       const line = { id: entry.id, recordedOn: input.recorded_on, seconds, notes: entry.notes, userName: fullName(user), userEmail: user.email, taskName: target.task.name };
       queueApprovalRequests(scope, tx, target.project, line, st.managers.all({ projectId: target.project.id }), user.id);

@@ -1,4 +1,6 @@
-import { eq, gt, gte, lte } from 'drizzle-orm';
+import { eq, gt, gte, lte, or } from 'drizzle-orm';
+import { actsAsAdmin } from '../access.ts';
+import { managedOnly } from '../projects/access.ts';
 import type { z } from 'zod';
 import { teamMembers, timeEntries, timeEntryOverrides } from '../../db/schema/index.ts';
 import { keysetPage, mapPage } from '../queries.ts';
@@ -18,6 +20,8 @@ export function listTimeEntries(scope: Scope, input: z.output<typeof listInput>)
       input.to !== undefined ? lte(timeEntries.recordedOn, input.to) : undefined,
       input.status !== undefined ? eq(timeEntries.status, input.status) : undefined,
       input.updated_since !== undefined ? gt(timeEntries.updatedAt, input.updated_since) : undefined,
+      // A member sees their own entries and those of the projects they manage.
+      scope.actor && !actsAsAdmin(scope) ? or(eq(timeEntries.userId, scope.actor.id), managedOnly(scope, timeEntries.projectId)) : undefined,
     ],
     input,
   );
@@ -44,7 +48,7 @@ export function listOverrides(scope: Scope, input: z.output<typeof overridesInpu
       .innerJoin(teamMembers, eq(teamMembers.id, o.actorId))
       .$dynamic(),
     o,
-    [input.project_id !== undefined ? eq(o.projectId, input.project_id) : undefined],
+    [input.project_id !== undefined ? eq(o.projectId, input.project_id) : undefined, managedOnly(scope, o.projectId)],
     input,
   );
   return mapPage(page, (rows) =>

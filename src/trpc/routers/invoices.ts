@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { composeInput, composeInvoice, composeOutput, previewInput, previewInvoice, previewOutput } from '../../domain/invoices/compose.ts';
 import { createInvoice } from '../../domain/invoices/create.ts';
 import { deleteInvoice } from '../../domain/invoices/delete.ts';
 import { listDeliveries } from '../../domain/invoices/deliveries.ts';
@@ -33,6 +34,7 @@ import {
 } from '../../domain/invoices/schemas.ts';
 import { markInvoiceSent, resendInvoice, sendInvoice } from '../../domain/invoices/sending.ts';
 import { updateInvoice } from '../../domain/invoices/update.ts';
+import { viewInvoice, viewOutput } from '../../domain/invoices/view.ts';
 import { voidInvoice } from '../../domain/invoices/void.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
@@ -111,6 +113,21 @@ export const invoicesRouter = router({
     .input(invoiceIdInput)
     .output(pdfOutput)
     .query(({ ctx, input }) => getInvoicePdf(ctx.scope, input)),
+  /** The invoice page: the invoice with its lines described by date, project, task and person. */
+  view: workspaceProcedure
+    .input(invoiceIdInput)
+    .output(viewOutput)
+    .query(({ ctx, input }) => viewInvoice(ctx.scope, input)),
+  /** The "new invoice" page: the client's projects, recipients, unbilled time and a proposed number. */
+  compose: workspaceProcedure
+    .input(composeInput)
+    .output(composeOutput)
+    .query(({ ctx, input }) => composeInvoice(ctx.scope, input)),
+  /** The lines, taxes and total an invoice would have (priced as creation prices it); writes nothing. */
+  preview: workspaceProcedure
+    .input(previewInput)
+    .output(previewOutput)
+    .query(({ ctx, input }) => previewInvoice(ctx.scope, input)),
   /** Every message of an invoice and its delivery state (pending with attempts, sent, failed). */
   deliveries: workspaceProcedure
     .input(invoiceIdInput)

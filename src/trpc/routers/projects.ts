@@ -1,6 +1,7 @@
 import { addProjectUser } from '../../domain/projects/add-user.ts';
 import { createProject } from '../../domain/projects/create.ts';
 import { getProject } from '../../domain/projects/get.ts';
+import { removeProjectUser, removeProjectUserInput, removeProjectUserOutput } from '../../domain/projects/remove-user.ts';
 import { listProjects } from '../../domain/projects/list.ts';
 import { listProjectUsers } from '../../domain/projects/list-users.ts';
 import {
@@ -51,6 +52,11 @@ export const projectsRouter = router({
     .input(updateProjectUserInput)
     .output(updateProjectUserOutput)
     .mutation(({ ctx, input }) => updateProjectUser(ctx.scope, input)),
+  /** Takes a member off the project; their recorded time stays. */
+  removeUser: workspaceProcedure
+    .input(removeProjectUserInput)
+    .output(removeProjectUserOutput)
+    .mutation(({ ctx, input }) => removeProjectUser(ctx.scope, input)),
   /** Endpoint 6. */
   listUsers: workspaceProcedure
     .input(projectIdInput)

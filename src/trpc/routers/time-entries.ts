@@ -18,11 +18,14 @@ import {
   updateOutput,
 } from '../../domain/time-entries/schemas.ts';
 import { updateTimeEntry } from '../../domain/time-entries/update.ts';
-import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
+import { actingUserProcedure, router, subjectUserProcedure, workspaceProcedure } from '../init.ts';
 
 export const timeEntriesRouter = router({
-  /** Endpoints 2 and 3. `email` names the entry's user, who must be a user of the project. */
-  create: actingUserProcedure
+  /**
+   * Endpoints 2 and 3. `email` names the entry's user, who must be a user of the project. Signed in,
+   * a manager of the project (or an Owner/Admin) may name someone else; anyone may name themselves.
+   */
+  create: subjectUserProcedure
     .input(createInput)
     .output(createOutput)
     .mutation(({ ctx, input }) => createTimeEntry(ctx.scope, input)),

@@ -1,11 +1,17 @@
 import { z } from 'zod';
+import { detailsOutput, workspaceDetails } from '../../domain/workspace/details.ts';
 import { getIdentity, updateIdentity } from '../../domain/workspace/identity.ts';
 import { getPaymentProcessor, removePaymentProcessor, updatePaymentProcessor } from '../../domain/workspace/payment-processor.ts';
 import { identityOutput, processorOutput, updateIdentityInput, updateProcessorInput } from '../../domain/workspace/schemas.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
-/** The workspace's own settings: its identity on invoices and mail, and card payment. */
+/** The workspace's own settings: its details, its identity on invoices and mail, and card payment. */
 export const workspaceRouter = router({
+  /** Owner/Admin: the workspace's name, subdomain, time zone, public address and creation time. */
+  details: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(detailsOutput)
+    .query(({ ctx }) => workspaceDetails(ctx.scope)),
   /** Legal name, address, tax id, logo, sender, payment instructions, footer, locale. */
   identity: workspaceProcedure
     .input(z.object({}).optional())

@@ -1,0 +1,22 @@
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { clients } from './clients.ts';
+import { projects, tasks } from './projects.ts';
+import { teamMembers } from './workspace.ts';
+
+/** A member's running timer (at most one); stopping it records a time entry for the elapsed time. */
+export const timers = sqliteTable('timers', {
+  memberId: text('member_id')
+    .primaryKey()
+    .references(() => teamMembers.id, { onDelete: 'cascade' }),
+  clientId: text('client_id')
+    .notNull()
+    .references(() => clients.id),
+  projectId: text('project_id')
+    .notNull()
+    .references(() => projects.id),
+  taskId: text('task_id')
+    .notNull()
+    .references(() => tasks.id),
+  notes: text('notes').notNull().default(''),
+  startedAt: text('started_at').notNull(),
+});

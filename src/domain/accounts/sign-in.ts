@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import type { ActorScope, Scope } from '../scope.ts';
+import { meOf } from './me.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { accountByEmail, accountById, storePassword } from './queries.ts';
+import type { changePasswordInput, MeRecord, signInInput } from './schemas.ts';
+import { endMemberSessions, endSession, startSession, type ClientInfo, type SessionGrant } from './sessions.ts';
+import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './throttle.ts';
+
+/** What a sign-in gives the door: the member for the app, and the session for the cookie. */
+export interface SignedIn {
+  me: MeRecord;
+  session: SessionGrant;
+}
+
+/** One answer for an unknown e-mail, a member without a password and a wrong password. */
+const wrongCredentials = () => new AppError('unauthorized', 'invalid_credentials', 'The e-mail address or the password is not right');
+
+/**
+ * `auth.signIn`. Throttled per e-mail and per address (429 with Retry-After). An e-mail that names
+ * nobody is checked against a dummy hash, so it is answered like a wrong password, as slowly.
+ * Hashing runs outside any transaction; only the outcome is written.
+ */
+export async function signIn(scope: Scope, input: z.output<typeof signInInput>, client: ClientInfo): Promise<SignedIn> {
+  assertSignInAllowed(scope, input.email, client.address);
+  const account = accountByEmail(scope, input.email);
+  const verified = await verifyPassword(input.password, account?.passwordHash ?? null);
+  if (!account || !verified.ok) {
+    scope.write((tx) => recordSignInFailure(scope, tx, input.email, client.address));
+    throw wrongCredentials();
+  }
+  // Said only to someone who knows the password: it reveals nothing to a guesser.
+  if (!account.active) throw new AppError('forbidden', 'user_inactive', 'This account is deactivated; ask an Owner or Admin of the workspace');
+  const upgraded = verified.outdated ? await hashPassword(input.password) : null;
+  const { active: _active, passwordHash: _hash, ...member } = account;
+  return scope.write((tx) => {
+    clearSignInFailures(tx, input.email);
+    if (upgraded) storePassword(tx, member.id, upgraded, scope.now);
+    const session = startSession(scope, tx, member.id, client);
+    return { me: meOf(scope, member, session.expiresAt), session };
+  });
+}
+
+/** `auth.signOut`: this browser's session ends. */
+export function signOut(scope: Scope, input: { session_id: string }): { notice_code: 'signed_out' } {
+  endSession(scope, input.session_id);
+  return { notice_code: 'signed_out' };
+}
+
+/** `auth.signOutEverywhere`: every session of the member ends, this one included. */
+export function signOutEverywhere(scope: ActorScope): { notice_code: 'signed_out_everywhere'; sessions_ended: number } {
+  const ended = scope.write((tx) => endMemberSessions(tx, scope.actor.id));
+  return { notice_code: 'signed_out_everywhere', sessions_ended: ended };
+}
+
+/**
+ * `auth.changePassword`: the current password is checked (a wrong one counts as a failed sign-in),
+ * then every other session of the member ends, so a stolen session does not outlive the change.
+ */
+export async function changePassword(
+  scope: ActorScope,
+  input: z.output<typeof changePasswordInput> & { session_id: string | null },
+  client: ClientInfo,
+): Promise<{ notice_code: 'password_changed' }> {
+  assertSignInAllowed(scope, scope.actor.email, client.address);
+  const account = accountById(scope, scope.actor.id);
+  const verified = await verifyPassword(input.current_password, account?.passwordHash ?? null);
+  if (!verified.ok) {
+    scope.write((tx) => recordSignInFailure(scope, tx, scope.actor.email, client.address));
+    throw new AppError('unprocessable', 'invalid_credentials', 'The current password is not right', {
+      details: [{ path: 'current_password', message: 'is not right' }],
+    });
+  }
+  const hash = await hashPassword(input.new_password);
+  scope.write((tx) => {
+    storePassword(tx, scope.actor.id, hash, scope.now);
+    endMemberSessions(tx, scope.actor.id, input.session_id ?? undefined);
+  });
+  return { notice_code: 'password_changed' };
+}

@@ -1,0 +1,379 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outbox, sessions, teamMembers } from '../src/db/schema/index.ts';
+import { issuePasswordLink } from '../src/domain/accounts/links.ts';
+import { startTestEnv, scopeOf, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { makeMember, makeProjectSetup, makeProjectUser } from './helpers/factories.ts';
+import { send } from './helpers/http.ts';
+import { BrowserSession, tokenOf } from './helpers/session.ts';
+
+const PASSWORD = 'correct horse battery';
+const DAY = 24 * 3_600_000;
+
+let env: TestEnv;
+const clock = testClock('2026-11-18T10:00:00.000Z');
+
+beforeAll(async () => {
+  env = await startTestEnv({ clock });
+});
+afterAll(() => env.close());
+
+const browser = (ws: TestWorkspace) => new BrowserSession(env.url, ws.host);
+const linkFor = (ws: TestWorkspace, email?: string) => tokenOf(issuePasswordLink(scopeOf(env.services, ws.handle), { email }).link);
+
+/** A member of `ws` with a password, signed in in a fresh browser. */
+async function signedIn(ws: TestWorkspace, email: string) {
+  const b = browser(ws);
+  const res = await b.mutate('auth.setPassword', { token: linkFor(ws, email), password: PASSWORD });
+  expect(res.status).toBe(200);
+  return b;
+}
+
+/** The link in the newest queued mail to `address`. */
+function mailedToken(ws: TestWorkspace, address: string): string {
+  const rows = ws.handle.db.select().from(outbox).where(eq(outbox.toAddress, address)).all();
+  const last = rows[rows.length - 1];
+  if (!last) throw new Error(`no mail to ${address}`);
+  return tokenOf(last.text);
+}
+
+describe('setting a password from a one-time link', () => {
+  it('signs the Owner in with a host-only HttpOnly SameSite=Lax cookie; only a hash is stored', async () => {
+    const b = browser(env.alpha);
+    const token = linkFor(env.alpha);
+    const check = await b.query('auth.checkLink', { token });
+    expect(check.data).toMatchObject({ purpose: 'set_password', email: env.alpha.ownerEmail });
+
+    const res = await b.mutate('auth.setPassword', { token, password: PASSWORD });
+    expect(res.status).toBe(200);
+    expect(res.data).toMatchObject({ member: { email: env.alpha.ownerEmail, organization_role: 'Owner' }, is_admin: true });
+    const cookie = b.lastSetCookie ?? '';
+    expect(cookie).toMatch(/^hourbook_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).not.toMatch(/Domain=/i);
+    expect(cookie).not.toMatch(/Secure/);
+    expect(JSON.stringify(res.response.body)).not.toContain(b.cookie!.split('=')[1]);
+
+    const stored = env.alpha.handle.db.select().from(sessions).all();
+    expect(stored.map((s) => s.id)).not.toContain(b.cookie!.split('=')[1]);
+    expect((await b.query('auth.me')).data.member.email).toBe(env.alpha.ownerEmail);
+  });
+
+  it('a link works once', async () => {
+    const token = linkFor(env.alpha);
+    expect((await browser(env.alpha).mutate('auth.setPassword', { token, password: PASSWORD })).status).toBe(200);
+    const again = await browser(env.alpha).mutate('auth.setPassword', { token, password: 'another password 123' });
+    expect(again.status).toBe(422);
+    expect(again.error?.code).toBe('link_invalid');
+    expect((await browser(env.alpha).query('auth.checkLink', { token })).error?.code).toBe('link_invalid');
+  });
+
+  it('refuses a short password next to the field', async () => {
+    const res = await browser(env.alpha).mutate('auth.setPassword', { token: linkFor(env.alpha), password: 'short' });
+    expect(res.status).toBe(422);
+    expect(res.error?.details?.[0]?.path).toBe('password');
+  });
+
+  it('marks the cookie Secure (with the __Host- prefix) behind a trusted HTTPS proxy', async () => {
+    const proxied = await startTestEnv({ env: { TRUST_PROXY: '1' } });
+    try {
+      const b = new BrowserSession(proxied.url, proxied.alpha.host);
+      const token = tokenOf(issuePasswordLink(scopeOf(proxied.services, proxied.alpha.handle), {}).link);
+      const res = await b.mutate('auth.setPassword', { token, password: PASSWORD }, { origin: `https://${proxied.alpha.host}`, headers: { 'x-forwarded-proto': 'https' } });
+      expect(res.status).toBe(200);
+      expect(b.lastSetCookie).toMatch(/^__Host-hourbook_session=.*; Secure/);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
+describe('invites', () => {
+  it('an Owner invites a member: one mail with a link that sets the password and signs in', async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    const res = await owner.mutate('accounts.invite', { email: 'new.hire@alpha.test', first_name: 'New', last_name: 'Hire' });
+    expect(res.status).toBe(200);
+    expect(res.data.team_member).toMatchObject({ email: 'new.hire@alpha.test', organization_role: 'Member', active: true });
+    const mail = env.alpha.handle.db.select().from(outbox).where(eq(outbox.toAddress, 'new.hire@alpha.test')).all();
+    expect(mail).toHaveLength(1);
+    expect(mail[0]!.kind).toBe('invite');
+    expect(mail[0]!.text).toContain(`${env.config.publicUrl.replace('{subdomain}', 'alpha')}/set-password#token=`);
+    const token = mailedToken(env.alpha, 'new.hire@alpha.test');
+    const hire = browser(env.alpha);
+    expect((await hire.query('auth.checkLink', { token })).data).toMatchObject({ purpose: 'invite', first_name: 'New' });
+    expect((await hire.mutate('auth.setPassword', { token, password: PASSWORD })).data.member.email).toBe('new.hire@alpha.test');
+    expect((await browser(env.alpha).mutate('auth.setPassword', { token, password: PASSWORD })).error?.code).toBe('link_invalid');
+  });
+
+  it('an invite link expires after 7 days; sending a new one withdraws the old', async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    const invited = await owner.mutate('accounts.invite', { email: 'late@alpha.test', first_name: 'Late', last_name: 'Comer' });
+    const first = mailedToken(env.alpha, 'late@alpha.test');
+    clock.advance(7 * DAY + 1000);
+    try {
+      expect((await browser(env.alpha).query('auth.checkLink', { token: first })).error?.code).toBe('link_invalid');
+      const owner2 = await signedIn(env.alpha, env.alpha.ownerEmail);
+      const resent = await owner2.mutate('accounts.sendLink', { team_member_id: invited.data.team_member.id });
+      expect(resent.data).toMatchObject({ notice_code: 'link_sent', purpose: 'invite' });
+      const second = mailedToken(env.alpha, 'late@alpha.test');
+      expect(second).not.toBe(first);
+      expect((await browser(env.alpha).query('auth.checkLink', { token: second })).status).toBe(200);
+    } finally {
+      clock.set('2026-11-18T10:00:00.000Z');
+    }
+  });
+
+  it('a Member cannot invite', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const b = await signedIn(env.alpha, m.email);
+    const res = await b.mutate('accounts.invite', { email: 'x@alpha.test', first_name: 'X', last_name: 'Y' });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('signing in', () => {
+  it('signs in with the right password; unknown e-mails and wrong passwords get the same answer', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    await signedIn(env.alpha, m.email);
+    const ok = await browser(env.alpha).mutate('auth.signIn', { email: m.email.toUpperCase(), password: PASSWORD });
+    expect(ok.status).toBe(200);
+    const wrong = await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: 'not the password' });
+    const unknown = await browser(env.alpha).mutate('auth.signIn', { email: 'nobody@alpha.test', password: 'not the password' });
+    const noPassword = await browser(env.alpha).mutate('auth.signIn', { email: makeMember(env.alpha.handle.db).email, password: 'whatever123' });
+    for (const res of [wrong, unknown, noPassword]) {
+      expect(res.status).toBe(401);
+      expect(res.error).toEqual({ code: 'invalid_credentials', message: 'The e-mail address or the password is not right' });
+    }
+  });
+
+  it('throttles an account after 5 failures (429 with Retry-After), until the window has passed', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    await signedIn(env.alpha, m.email);
+    for (let i = 0; i < 5; i++) expect((await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: `wrong ${i}` })).status).toBe(401);
+    const blocked = await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: PASSWORD });
+    expect(blocked.status).toBe(429);
+    expect(blocked.error?.code).toBe('sign_in_throttled');
+    expect(Number(blocked.response.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(blocked.response.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+    clock.advance(15 * 60_000 + 1000);
+    expect((await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('throttles a client address after 30 failures, whatever e-mails it tries', async () => {
+    const fromOne = { headers: {} };
+    const tries = Array.from({ length: 30 }, (_, i) => browser(env.beta).mutate('auth.signIn', { email: `guess${i}@beta.test`, password: 'x' }, fromOne));
+    expect((await Promise.all(tries)).every((r) => r.status === 401)).toBe(true);
+    const blocked = await browser(env.beta).mutate('auth.signIn', { email: 'someone.else@beta.test', password: 'x' });
+    expect(blocked.status).toBe(429);
+    expect(blocked.response.headers['retry-after']).toBeDefined();
+    clock.advance(15 * 60_000 + 1000);
+  });
+
+  it('refuses a deactivated member even with the right password', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    await signedIn(env.alpha, m.email);
+    env.alpha.handle.db.update(teamMembers).set({ active: false }).where(eq(teamMembers.id, m.id)).run();
+    const res = await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: PASSWORD });
+    expect(res.status).toBe(403);
+    expect(res.error?.code).toBe('user_inactive');
+  });
+});
+
+describe('sessions', () => {
+  it('end after 7 idle days, and 30 days after sign-in however active', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const idle = await signedIn(env.alpha, m.email);
+    clock.advance(7 * DAY);
+    const ended = await idle.query('auth.me');
+    expect(ended.status).toBe(401);
+    expect(ended.error?.code).toBe('session_expired');
+    expect(idle.cookie).toBeNull();
+
+    const busy = await signedIn(env.alpha, m.email);
+    for (let day = 1; day < 30; day++) {
+      clock.advance(DAY);
+      expect((await busy.query('auth.me')).status).toBe(200);
+    }
+    clock.advance(DAY);
+    expect((await busy.query('auth.me')).status).toBe(401);
+  });
+
+  it('sign-out ends this session; a replayed cookie finds nothing', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const b = await signedIn(env.alpha, m.email);
+    const stolen = b.cookie;
+    expect((await b.mutate('auth.signOut')).status).toBe(200);
+    expect(b.cookie).toBeNull();
+    const replay = new BrowserSession(env.url, env.alpha.host);
+    replay.cookie = stolen;
+    expect((await replay.query('auth.me')).status).toBe(401);
+  });
+
+  it('sign-out everywhere ends every session of the member', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const one = await signedIn(env.alpha, m.email);
+    const two = browser(env.alpha);
+    await two.mutate('auth.signIn', { email: m.email, password: PASSWORD });
+    expect((await one.mutate('auth.signOutEverywhere')).data).toEqual({ notice_code: 'signed_out_everywhere', sessions_ended: 2 });
+    expect((await two.query('auth.me')).status).toBe(401);
+  });
+
+  it('deactivating a member ends their sessions at once', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const member = await signedIn(env.alpha, m.email);
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    expect((await owner.mutate('teamMembers.update', { team_member_id: m.id, active: false })).status).toBe(200);
+    expect(env.alpha.handle.db.select().from(sessions).where(eq(sessions.memberId, m.id)).all()).toHaveLength(0);
+    expect((await member.query('auth.me')).status).toBe(401);
+  });
+
+  it('changing the password ends the other sessions and needs the current password', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const here = await signedIn(env.alpha, m.email);
+    const elsewhere = browser(env.alpha);
+    await elsewhere.mutate('auth.signIn', { email: m.email, password: PASSWORD });
+    const wrong = await here.mutate('auth.changePassword', { current_password: 'nope', new_password: 'a new password 42' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.error?.details?.[0]?.path).toBe('current_password');
+    expect((await here.mutate('auth.changePassword', { current_password: PASSWORD, new_password: 'a new password 42' })).status).toBe(200);
+    expect((await here.query('auth.me')).status).toBe(200);
+    expect((await elsewhere.query('auth.me')).status).toBe(401);
+    expect((await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: 'a new password 42' })).status).toBe(200);
+  });
+
+  it("a cookie of one workspace is worth nothing on another", async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    const replayed = owner.on(env.beta.host);
+    const me = await replayed.query('auth.me');
+    expect(me.status).toBe(401);
+    const list = await replayed.query('teamMembers.list', {});
+    expect(list.status).toBe(401);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a change without the header, from another origin, or as a cross-site form', async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    const input = { email: 'csrf@alpha.test', first_name: 'C', last_name: 'S' };
+    const noHeader = await owner.mutate('accounts.invite', input, { csrf: false });
+    expect(noHeader.status).toBe(403);
+    expect(noHeader.error?.code).toBe('csrf_rejected');
+    expect((await owner.mutate('accounts.invite', input, { origin: 'http://evil.test' })).status).toBe(403);
+    expect((await owner.mutate('accounts.invite', input, { origin: `http://${env.beta.host}` })).status).toBe(403);
+    expect((await owner.mutate('accounts.invite', input, { origin: null })).status).toBe(403);
+    const form = await send(env.url, 'POST', '/trpc/accounts.invite', {
+      host: env.alpha.host,
+      body: 'email=csrf%40alpha.test&first_name=C&last_name=S',
+      headers: { cookie: owner.cookie!, origin: 'http://evil.test', 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(403);
+    expect(env.alpha.handle.db.select().from(teamMembers).where(eq(teamMembers.email, 'csrf@alpha.test')).all()).toHaveLength(0);
+    // The Referer stands in for a missing Origin.
+    const viaReferer = await owner.mutate('accounts.invite', input, { origin: null, headers: { referer: `http://${env.alpha.host}/team` } });
+    expect(viaReferer.status).toBe(200);
+  });
+
+  it('guards sign-in too (login CSRF), and leaves API-key calls alone', async () => {
+    expect((await browser(env.alpha).mutate('auth.signIn', { email: env.alpha.ownerEmail, password: PASSWORD }, { csrf: false })).status).toBe(403);
+    const withKey = await send(env.url, 'POST', '/trpc/clients.create', { host: env.alpha.host, key: env.alpha.key, body: { email: env.alpha.ownerEmail, name: 'Keyed' } });
+    expect(withKey.status).toBe(200);
+  });
+});
+
+describe('password reset', () => {
+  it('answers the same for any e-mail, mails a 1-hour link to a real member, and the link ends old sessions', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const old = await signedIn(env.alpha, m.email);
+    const known = await browser(env.alpha).mutate('auth.requestReset', { email: m.email });
+    const unknown = await browser(env.alpha).mutate('auth.requestReset', { email: 'ghost@alpha.test' });
+    expect(known.data).toEqual(unknown.data);
+    expect(known.status).toBe(unknown.status);
+    expect(env.alpha.handle.db.select().from(outbox).where(eq(outbox.toAddress, 'ghost@alpha.test')).all()).toHaveLength(0);
+    const mail = env.alpha.handle.db.select().from(outbox).where(eq(outbox.toAddress, m.email)).all();
+    expect(mail.at(-1)!.kind).toBe('password_reset');
+    const token = mailedToken(env.alpha, m.email);
+    const b = browser(env.alpha);
+    expect((await b.mutate('auth.setPassword', { token, password: 'brand new secret' })).status).toBe(200);
+    expect((await old.query('auth.me')).status).toBe(401);
+    expect((await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: 'brand new secret' })).status).toBe(200);
+  });
+
+  it('a reset link expires after an hour', async () => {
+    const m = makeMember(env.alpha.handle.db);
+    await browser(env.alpha).mutate('auth.requestReset', { email: m.email });
+    const token = mailedToken(env.alpha, m.email);
+    clock.advance(3_600_000);
+    expect((await browser(env.alpha).mutate('auth.setPassword', { token, password: 'brand new secret' })).error?.code).toBe('link_invalid');
+  });
+});
+
+describe('one authorization model', () => {
+  it("a Member's session cannot call an Owner's procedure nor read what is not theirs", async () => {
+    const m = makeMember(env.alpha.handle.db);
+    const b = await signedIn(env.alpha, m.email);
+    for (const [path, input] of [
+      ['invoices.list', {}],
+      ['clients.list', {}],
+      ['invoices.nextNumber', {}],
+      ['projects.list', {}],
+    ] as const) {
+      const res = await b.query(path, input);
+      if (path === 'projects.list') expect(res.data.items, path).toEqual([]);
+      else expect(res.status, path).toBe(403);
+    }
+    // A member lists only their own personal keys.
+    expect((await b.query('apiKeys.list', {})).data.items).toEqual([]);
+    expect((await b.mutate('teamMembers.update', { team_member_id: m.id, organization_role: 'Owner' })).status).toBe(403);
+    expect((await b.mutate('clients.create', { name: 'Mine now' })).status).toBe(403);
+    expect((await b.mutate('apiKeys.create', { label: 'sneaky' })).status).toBe(403);
+  });
+
+  it('a session acts as its member: naming someone else is refused', async () => {
+    const s = makeProjectSetup(env.alpha.handle.db);
+    const b = await signedIn(env.alpha, s.member.email);
+    const res = await b.mutate('clients.create', { email: env.alpha.ownerEmail, name: 'As the owner' });
+    expect(res.status).toBe(403);
+    expect(res.error?.code).toBe('acting_user_mismatch');
+  });
+
+  it('time for someone else: only a manager of the project (or an Owner/Admin) may record it', async () => {
+    const db = env.alpha.handle.db;
+    const s = makeProjectSetup(db);
+    const colleague = makeMember(db);
+    makeProjectUser(db, s.project.id, colleague.id);
+    const entry = { client_id: s.client.id, project_id: s.project.id, task_id: s.task.id, recorded_on: '2026-11-17', hours: '1:30' };
+
+    const member = await signedIn(env.alpha, s.member.email);
+    expect((await member.mutate('timeEntries.create', { ...entry })).data).toMatchObject({ user_email: s.member.email, hours: 1.5 });
+    const forOther = await member.mutate('timeEntries.create', { ...entry, email: colleague.email });
+    expect(forOther.status).toBe(403);
+
+    const manager = makeMember(db);
+    makeProjectUser(db, s.project.id, manager.id, { role: 'project_manager' });
+    const pm = await signedIn(env.alpha, manager.email);
+    expect((await pm.mutate('timeEntries.create', { ...entry, email: colleague.email })).data).toMatchObject({ user_email: colleague.email });
+    // A member sees their own entries, a manager those of the project.
+    expect((await member.query('timeEntries.list', {})).data.items.every((e: { user_id: string }) => e.user_id === s.member.id)).toBe(true);
+    expect((await pm.query('timeEntries.list', { project_id: s.project.id })).data.items).toHaveLength(2);
+  });
+
+  it('a personal API key acts as its member through REST and cannot name another', async () => {
+    const db = env.alpha.handle.db;
+    const s = makeProjectSetup(db);
+    const b = await signedIn(env.alpha, s.member.email);
+    const created = await b.mutate('apiKeys.create', { label: 'my script', personal: true });
+    expect(created.data.key.member.email).toBe(s.member.email);
+    const key = created.data.api_key as string;
+    const entry = { client_id: s.client.id, project_id: s.project.id, task_id: s.task.id, recorded_on: '2026-11-17', hours: '1' };
+    const own = await send(env.url, 'POST', '/api/external/v2/time-entries', { host: env.alpha.host, key, body: { ...entry, email: s.member.email } });
+    expect(own.status).toBe(201);
+    const asOwner = await send(env.url, 'POST', '/api/external/v2/time-entries', { host: env.alpha.host, key, body: { ...entry, email: env.alpha.ownerEmail } });
+    expect(asOwner.status).toBe(403);
+    const listed = await b.query('apiKeys.list', {});
+    expect(listed.data.items.map((k: { id: string }) => k.id)).toEqual([created.data.key.id]);
+    expect((await b.mutate('apiKeys.revoke', { key_id: created.data.key.id })).status).toBe(200);
+    expect((await send(env.url, 'GET', '/api/external/v2/team-members', { host: env.alpha.host, key, headers: { accept: 'application/json' } })).status).toBe(401);
+  });
+});

@@ -1,0 +1,72 @@
+import { QueryClient, QueryCache, MutationCache } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../../src/trpc/router.ts';
+
+/**
+ * The typed client of the server's procedures. Same origin, so the session cookie goes along; every
+ * call carries the CSRF header the server demands of cookie calls (docs/auth.md). Batching answers
+ * a batch at once (not streamed), so a procedure can still set the session cookie.
+ */
+export const api = createTRPCClient<AppRouter>({
+  links: [httpBatchLink({ url: '/trpc', maxURLLength: 4000, headers: () => ({ 'x-hourbook-csrf': '1' }) })],
+});
+
+export type Inputs = inferRouterInputs<AppRouter>;
+export type Outputs = inferRouterOutputs<AppRouter>;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** A failed call in the product's vocabulary: the stable `code`, the status, and per-field details. */
+export interface ApiError {
+  code: string;
+  status: number;
+  message: string;
+  details: FieldError[];
+  extra: Record<string, unknown>;
+}
+
+interface ErrorData {
+  code?: string;
+  httpStatus?: number;
+  details?: FieldError[];
+  extra?: Record<string, unknown>;
+}
+
+export function apiError(err: unknown): ApiError {
+  if (err instanceof TRPCClientError) {
+    const data = (err.data ?? {}) as ErrorData;
+    return { code: data.code ?? 'error', status: data.httpStatus ?? 0, message: err.message, details: data.details ?? [], extra: data.extra ?? {} };
+  }
+  return { code: 'network', status: 0, message: 'The server could not be reached; check your connection and try again', details: [], extra: {} };
+}
+
+/** Called when the server says the session has ended, so the app can show the sign-in page. */
+let onSignedOut: () => void = () => {};
+export const whenSignedOut = (fn: () => void) => {
+  onSignedOut = fn;
+};
+
+const watch = (err: unknown) => {
+  if (apiError(err).status === 401) onSignedOut();
+};
+
+export const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: watch }),
+  mutationCache: new MutationCache({
+    onError: watch,
+    // Every change may show on another page: refetch what is on screen, mark the rest stale.
+    onSuccess: (): Promise<void> => queryClient.invalidateQueries(),
+  }),
+  defaultOptions: {
+    queries: {
+      staleTime: 30_000,
+      refetchOnWindowFocus: true,
+      retry: (count, err) => apiError(err).status === 0 && count < 2,
+    },
+    mutations: { retry: false },
+  },
+});

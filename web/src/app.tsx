@@ -1,0 +1,170 @@
+import { useMutation } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { api, queryClient } from './api.ts';
+import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
+import { TimesheetPage } from './pages/timesheet.tsx';
+import { maysee, SessionGate, useMe, type Audience } from './session.tsx';
+import { NoticeProvider } from './ui/notice.tsx';
+import { NoAccess } from './ui/page.tsx';
+
+/**
+ * Signing in and the timesheet (what everyone opens first) are in the main bundle; the other pages
+ * load when first opened, so a first visit downloads and parses less.
+ */
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) => lazy(async () => ({ default: (await load())[name] }));
+const ApprovalsPage = page(() => import('./pages/approvals.tsx'), 'ApprovalsPage');
+const ClientsPage = page(() => import('./pages/clients.tsx'), 'ClientsPage');
+const ClientPage = page(() => import('./pages/client.tsx'), 'ClientPage');
+const ProjectPage = page(() => import('./pages/project.tsx'), 'ProjectPage');
+const InvoicesPage = page(() => import('./pages/invoices.tsx'), 'InvoicesPage');
+const NewInvoicePage = page(() => import('./pages/invoice-new.tsx'), 'NewInvoicePage');
+const InvoicePage = page(() => import('./pages/invoice.tsx'), 'InvoicePage');
+const TeamPage = page(() => import('./pages/team.tsx'), 'TeamPage');
+const SettingsPage = page(() => import('./pages/settings.tsx'), 'SettingsPage');
+const AccountPage = page(() => import('./pages/account.tsx'), 'AccountPage');
+
+interface AppRoute {
+  path: string;
+  page: ComponentType;
+  who: Audience;
+  /** Shown in the navigation under this name. */
+  nav?: string;
+}
+
+/**
+ * Every page of the app: where it lives, who may open it, and whether the navigation lists it.
+ * A new screen (reports, payments) is one row here. Paths must start with a segment the server
+ * knows as an app route (APP_ROUTES in src/web/serve-app.ts).
+ */
+const ROUTES: AppRoute[] = [
+  { path: '/timesheet', page: TimesheetPage, who: 'all', nav: 'Timesheet' },
+  { path: '/approvals', page: ApprovalsPage, who: 'manager', nav: 'Approvals' },
+  { path: '/clients', page: ClientsPage, who: 'admin', nav: 'Clients' },
+  { path: '/clients/:id', page: ClientPage, who: 'admin' },
+  { path: '/projects/:id', page: ProjectPage, who: 'manager' },
+  { path: '/invoicing', page: InvoicesPage, who: 'admin', nav: 'Invoices' },
+  { path: '/invoicing/new', page: NewInvoicePage, who: 'admin' },
+  { path: '/invoicing/:id', page: InvoicePage, who: 'admin' },
+  { path: '/team', page: TeamPage, who: 'admin', nav: 'Team' },
+  { path: '/settings', page: SettingsPage, who: 'admin', nav: 'Settings' },
+  { path: '/account', page: AccountPage, who: 'all' },
+];
+
+function Guarded({ route }: { route: AppRoute }) {
+  const me = useMe();
+  const Page = route.page;
+  return maysee(me, route.who) ? <Page /> : <NoAccess />;
+}
+
+function Header() {
+  const me = useMe();
+  const [location, navigate] = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [location]);
+  const signOut = useMutation({
+    mutationFn: () => api.auth.signOut.mutate(),
+    onSettled: () => {
+      queryClient.clear();
+      navigate('/sign-in');
+    },
+  });
+  const items = ROUTES.filter((r) => r.nav && maysee(me, r.who));
+  return (
+    <header className="topbar">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <div className="topbar-row">
+        <Link href="/timesheet" className="brand">
+          {me.workspace.name}
+        </Link>
+        <button type="button" className="button ghost menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : undefined}>
+          <ul>
+            {items.map((r) => (
+              <li key={r.path}>
+                <Link href={r.path} aria-current={location === r.path || location.startsWith(`${r.path}/`) ? 'page' : undefined}>
+                  {r.nav}
+                </Link>
+              </li>
+            ))}
+          </ul>
+          <div className="me">
+            <Link href="/account" aria-current={location === '/account' ? 'page' : undefined}>
+              {me.member.first_name} {me.member.last_name}
+            </Link>
+            <button type="button" className="button ghost" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+              Sign out
+            </button>
+          </div>
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+function SignedInApp() {
+  return (
+    <>
+      <Header />
+      <main id="main" tabIndex={-1}>
+        <Suspense
+          fallback={
+            <p className="muted" role="status">
+              Loading…
+            </p>
+          }
+        >
+          <Switch>
+          {ROUTES.map((r) => (
+            <Route key={r.path} path={r.path}>
+              <Guarded route={r} />
+            </Route>
+          ))}
+          <Route path="/set-password">
+            <SetPasswordPage />
+          </Route>
+          <Route>
+            <Redirect to="/timesheet" replace />
+          </Route>
+          </Switch>
+        </Suspense>
+      </main>
+    </>
+  );
+}
+
+/** Signed out: the sign-in pages; any other address comes back to it after signing in. */
+function SignedOutApp() {
+  const [location] = useLocation();
+  return (
+    <main id="main" className="narrow">
+      <p className="wordmark">hourbook</p>
+      <Switch>
+        <Route path="/set-password">
+          <SetPasswordPage />
+        </Route>
+        <Route path="/forgot-password">
+          <ForgotPasswordPage />
+        </Route>
+        <Route path="/sign-in">
+          <SignInPage />
+        </Route>
+        <Route>
+          <Redirect to={`/sign-in${location === '/' ? '' : `?next=${encodeURIComponent(location)}`}`} replace />
+        </Route>
+      </Switch>
+    </main>
+  );
+}
+
+export function App() {
+  return (
+    <NoticeProvider>
+      <SessionGate signedIn={<SignedInApp />} signedOut={<SignedOutApp />} />
+    </NoticeProvider>
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * Every date, time, amount and number the app shows is formatted here, with Intl, in one locale.
+ * The locale is the browser's until the workspace has one of its own; switching is `setLocale`.
+ */
+let locale = typeof navigator === 'undefined' ? 'en-US' : navigator.language || 'en-US';
+export const setLocale = (value: string) => {
+  locale = value;
+};
+
+const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+function fmt<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  let f = cache.get(`${locale}|${key}`) as T | undefined;
+  if (!f) {
+    f = make();
+    cache.set(`${locale}|${key}`, f);
+  }
+  return f;
+}
+
+/** Calendar dates (`YYYY-MM-DD`) are days, not instants: formatted at UTC so no zone shifts them. */
+const day = (date: string) => new Date(`${date}T00:00:00Z`);
+
+export const formatDate = (date: string) => fmt('date', () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' })).format(day(date));
+export const formatWeekday = (date: string) => fmt('weekday', () => new Intl.DateTimeFormat(locale, { weekday: 'short', timeZone: 'UTC' })).format(day(date));
+export const formatDayMonth = (date: string) => fmt('daymonth', () => new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' })).format(day(date));
+export const formatLongDay = (date: string) =>
+  fmt('longday', () => new Intl.DateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' })).format(day(date));
+
+/** An instant, in the viewer's own zone unless one is given. */
+export const formatDateTime = (iso: string, timeZone?: string) =>
+  fmt(`dt|${timeZone ?? ''}`, () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', ...(timeZone ? { timeZone } : {}) })).format(new Date(iso));
+
+export const formatMoney = (amount: number, currency: string) =>
+  fmt(`money|${currency}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency })).format(amount);
+
+export const formatNumber = (value: number, maxDecimals = 2) => fmt(`n|${maxDecimals}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: maxDecimals })).format(value);
+
+/** Hours as H:MM, the way people read durations (1.5 → 1:30). */
+export function formatHours(hours: number): string {
+  const minutes = Math.round(hours * 60);
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
+/** Seconds as H:MM:SS, for a running timer. */
+export function formatClock(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(s / 3600)}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}

@@ -1,0 +1,110 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, apiError, type Outputs } from '../api.ts';
+import { mondayOf } from '../dates.ts';
+import { formatDate, formatHours, formatLongDay } from '../format.ts';
+import { useMe } from '../session.tsx';
+import { Check, FormError } from '../ui/field.tsx';
+import { useNotice } from '../ui/notice.tsx';
+import { Loading, Page } from '../ui/page.tsx';
+
+type Pending = Outputs['approvals']['pending']['items'][number];
+
+interface Group {
+  key: string;
+  person: string;
+  weekStart: string;
+  entries: Pending[];
+}
+
+/** Pending time by person and week, the way a manager reviews it. */
+function groupsOf(items: Pending[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const e of items) {
+    const weekStart = mondayOf(e.recorded_on);
+    const key = `${e.user_id}|${weekStart}`;
+    const group = groups.get(key) ?? { key, person: e.user_name, weekStart, entries: [] };
+    group.entries.push(e);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+export function ApprovalsPage() {
+  const me = useMe();
+  const notify = useNotice();
+  const pending = useQuery({ queryKey: ['approvals.pending'], queryFn: () => api.approvals.pending.query() });
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const decide = useMutation({
+    mutationFn: async (decision: 'approve' | 'reject') => {
+      const input = { email: me.member.email, time_entry_ids: [...selected] };
+      return decision === 'approve' ? api.timeEntries.approve.mutate(input) : api.timeEntries.reject.mutate(input);
+    },
+    onSuccess: (result, decision) => {
+      notify(`${result.time_entries.length} ${result.time_entries.length === 1 ? 'entry' : 'entries'} ${decision === 'approve' ? 'approved' : 'rejected'}`);
+      setSelected(new Set());
+    },
+  });
+  if (!pending.data) return <Page title="Approvals"><Loading error={pending.error} what="the entries awaiting approval" /></Page>;
+  const items = pending.data.items;
+  const toggle = (ids: string[], on: boolean) => {
+    const next = new Set(selected);
+    for (const id of ids) {
+      if (on) next.add(id);
+      else next.delete(id);
+    }
+    setSelected(next);
+  };
+  const all = items.map((e) => e.id);
+  return (
+    <Page title="Approvals">
+      {items.length === 0 ? (
+        <p className="panel">Nothing is waiting for approval.</p>
+      ) : (
+        <>
+          <div className="toolbar sticky" role="group" aria-label="Decide on the selected entries">
+            <Check label={`Select all (${items.length})`} checked={selected.size === items.length} onChange={(on) => toggle(all, on)} />
+            <button type="button" className="button primary" disabled={selected.size === 0 || decide.isPending} onClick={() => decide.mutate('approve')}>
+              Approve selected ({selected.size})
+            </button>
+            <button type="button" className="button danger" disabled={selected.size === 0 || decide.isPending} onClick={() => decide.mutate('reject')}>
+              Reject selected
+            </button>
+          </div>
+          <FormError message={decide.error ? apiError(decide.error).message : null} />
+          {groupsOf(items).map((g) => {
+            const ids = g.entries.map((e) => e.id);
+            const total = g.entries.reduce((s, e) => s + e.seconds, 0) / 3600;
+            return (
+              <section key={g.key} className="panel" aria-labelledby={`g-${g.key}`}>
+                <div className="group-head">
+                  <h2 id={`g-${g.key}`}>
+                    {g.person} — week of {formatDate(g.weekStart)}
+                  </h2>
+                  <span className="muted">{formatHours(total)} h</span>
+                  <Check label="Select this week" checked={ids.every((id) => selected.has(id))} onChange={(on) => toggle(ids, on)} />
+                </div>
+                <ul className="entries">
+                  {g.entries.map((e) => (
+                    <li key={e.id}>
+                      <Check
+                        label={
+                          <>
+                            <span className="entry-hours">{formatHours(e.hours)}</span> {formatLongDay(e.recorded_on)} · {e.client_name} · {e.project_name} · {e.task_name}
+                            {e.notes && <span className="muted"> — {e.notes}</span>}
+                          </>
+                        }
+                        checked={selected.has(e.id)}
+                        onChange={(on) => toggle([e.id], on)}
+                      />
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            );
+          })}
+        </>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,338 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, apiError, type Outputs } from '../api.ts';
+import { formatMoney } from '../format.ts';
+import { useMe } from '../session.tsx';
+import { Badge } from '../ui/badge.tsx';
+import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
+import { SelectField, TextField } from '../ui/form.tsx';
+import { useNotice } from '../ui/notice.tsx';
+import { Loading, Page } from '../ui/page.tsx';
+import { ProjectBasicsFields, type ProjectBasics } from './client.tsx';
+
+type Project = Outputs['projects']['get']['project'];
+type Task = Project['tasks'][number];
+type ProjectUser = Project['project_users'][number];
+
+const PROJECT_ROLES = [
+  ['regular_user', 'Member'],
+  ['project_manager', 'Project manager'],
+] as const;
+const APPROVAL_TYPES = [
+  ['manual_approval', 'Manager approves'],
+  ['auto_approval', 'Approved automatically'],
+] as const;
+
+const amount = (text: string) => Number(text.trim().replace(',', '.'));
+const ROUNDING = [0, 6, 15, 30] as const;
+
+function Settings({ project }: { project: Project }) {
+  const me = useMe();
+  const notify = useNotice();
+  const [basics, setBasics] = useState<ProjectBasics>({ name: project.name, billing: project.billing_method, rate: String(project.hourly_rate) });
+  const [f, setF] = useState({
+    rounding: project.time_round_upto,
+    approvals: project.enable_approvals,
+    notify: project.notify_timesheet_approval_request_instantly,
+    autolock: project.autolock_enabled,
+    day: project.autolock_settings.end_of_the_day === 'true',
+    week: project.autolock_settings.end_of_the_week === 'true',
+    month: project.autolock_settings.end_of_the_month === 'true',
+  });
+  const save = useMutation({
+    mutationFn: () =>
+      api.projects.update.mutate({
+        email: me.member.email,
+        project_id: project.id,
+        project: {
+          name: basics.name,
+          billing_method: basics.billing,
+          hourly_rate: amount(basics.rate),
+          time_round_upto: f.rounding as (typeof ROUNDING)[number],
+          enable_approvals: f.approvals,
+          notify_timesheet_approval_request_instantly: f.notify,
+          autolock_enabled: f.autolock,
+          autolock_settings: { end_of_the_day: f.day, end_of_the_week: f.week, end_of_the_month: f.month },
+        },
+      }),
+    onSuccess: () => notify('Project saved'),
+  });
+  const errors = formErrors(save.error ? apiError(save.error) : null, ['project.name', 'project.billing_method', 'project.hourly_rate', 'project.time_round_upto', 'project.autolock_settings']);
+  return (
+    <form
+      className="panel grid-form"
+      aria-labelledby="settings"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <h2 id="settings" className="span">
+        Settings
+      </h2>
+      <FormError message={errors.form} />
+      <ProjectBasicsFields value={basics} onChange={setBasics} currency={project.currency} errors={errors} />
+      <SelectField
+        label="Round each entry up to"
+        value={String(f.rounding)}
+        options={ROUNDING.map((m) => [String(m), m === 0 ? 'No rounding' : `${m} minutes`] as const)}
+        onChange={(v) => setF({ ...f, rounding: Number(v) })}
+        error={errors.field('project.time_round_upto')}
+      />
+      <fieldset className="span">
+        <legend>Approvals</legend>
+        <Check label="Entries need a project manager’s approval" checked={f.approvals} onChange={(v) => setF({ ...f, approvals: v })} />
+        <Check label="E-mail the managers as each entry arrives" checked={f.notify} onChange={(v) => setF({ ...f, notify: v })} />
+      </fieldset>
+      <fieldset className="span">
+        <legend>Lock past time</legend>
+        <Check label="Lock time automatically" checked={f.autolock} onChange={(v) => setF({ ...f, autolock: v })} />
+        <Check label="Two days after the day" checked={f.day} disabled={!f.autolock} onChange={(v) => setF({ ...f, day: v })} />
+        <Check label="When the week has ended" checked={f.week} disabled={!f.autolock} onChange={(v) => setF({ ...f, week: v })} />
+        <Check label="When the month has ended" checked={f.month} disabled={!f.autolock} onChange={(v) => setF({ ...f, month: v })} />
+        {errors.field('project.autolock_settings') && <p className="error">{errors.field('project.autolock_settings')}</p>}
+      </fieldset>
+      <div className="row span">
+        <button className="button primary" type="submit" disabled={save.isPending}>
+          Save settings
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TaskEditor({ project, task }: { project: Project; task: Task | null }) {
+  const me = useMe();
+  const notify = useNotice();
+  const [name, setName] = useState(task?.name ?? '');
+  const [billable, setBillable] = useState(task?.billable ?? true);
+  const [rate, setRate] = useState(task ? String(task.hourly_rate) : '');
+  const [items, setItems] = useState(task?.checklist_items.map((c) => ({ id: c.id as string | undefined, description: c.description })) ?? []);
+  const [newItem, setNewItem] = useState('');
+  const save = useMutation({
+    mutationFn: (archived?: boolean) =>
+      api.projects.update.mutate({
+        email: me.member.email,
+        project_id: project.id,
+        project: {
+          tasks_attributes: [
+            {
+              ...(task ? { id: task.id } : {}),
+              name,
+              billable,
+              ...(rate.trim() ? { hourly_rate: amount(rate) } : {}),
+              ...(archived === undefined ? {} : { archived }),
+              checklists_attributes: [...items, ...(newItem.trim() ? [{ id: undefined, description: newItem }] : [])].map((c) => (c.id ? { id: c.id, description: c.description } : { description: c.description })),
+            },
+          ],
+        },
+      }),
+    onSuccess: () => {
+      notify(task ? `Task ${name} saved` : `Task ${name} added`);
+      setNewItem('');
+      if (!task) {
+        setName('');
+        setItems([]);
+      }
+    },
+  });
+  const errors = formErrors(save.error ? apiError(save.error) : null, ['project.tasks_attributes']);
+  const label = task ? task.name : 'new task';
+  return (
+    <li className={`task${task?.archived ? ' archived' : ''}`}>
+      <form
+        className="stack"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate(undefined);
+        }}
+      >
+        <div className="inline-form">
+          <Field label={task ? 'Task' : 'New task'}>{(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
+          {project.billing_method === 'hourly_task_rate' && (
+            <Field label={`Rate (${project.currency})`}>{(p) => <input {...p} inputMode="decimal" value={rate} onChange={(e) => setRate(e.target.value)} />}</Field>
+          )}
+          <Check label="Billable" checked={billable} onChange={setBillable} />
+          {task?.archived && <Badge status="archived" />}
+        </div>
+        <fieldset>
+          <legend>Checklist of {label}</legend>
+          <ul className="plain">
+            {items.map((c, i) => (
+              <li key={c.id ?? i}>
+                <Field label={`Item ${i + 1}`}>
+                  {(p) => <input {...p} value={c.description} onChange={(e) => setItems(items.map((x, j) => (j === i ? { ...x, description: e.target.value } : x)))} />}
+                </Field>
+              </li>
+            ))}
+          </ul>
+          <Field label="Add a checklist item">{(p) => <input {...p} value={newItem} onChange={(e) => setNewItem(e.target.value)} />}</Field>
+        </fieldset>
+        <FormError message={errors.field('project.tasks_attributes') ?? errors.form} />
+        <div className="row">
+          <button className="button primary" type="submit" disabled={save.isPending}>
+            {task ? 'Save task' : 'Add task'}
+          </button>
+          {task && (
+            <button className="button" type="button" onClick={() => save.mutate(!task.archived)} disabled={save.isPending}>
+              {task.archived ? 'Reactivate' : 'Archive'}
+              <span className="visually-hidden"> {task.name}</span>
+            </button>
+          )}
+        </div>
+      </form>
+    </li>
+  );
+}
+
+function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
+  const me = useMe();
+  const notify = useNotice();
+  const [role, setRole] = useState(user.role);
+  const [rate, setRate] = useState(String(user.hourly_rate));
+  const [approval, setApproval] = useState(user.approval_type);
+  const save = useMutation({
+    mutationFn: () => api.projects.updateUser.mutate({ email: me.member.email, project_id: project.id, project_user_id: user.id, project_user: { role, hourly_rate: amount(rate), approval_type: approval } }),
+    onSuccess: () => notify(`${user.name} saved`),
+  });
+  const remove = useMutation({ mutationFn: () => api.projects.removeUser.mutate({ project_id: project.id, project_user_id: user.id }), onSuccess: () => notify(`${user.name} removed from the project`) });
+  const errors = formErrors(save.error ?? remove.error ? apiError(save.error ?? remove.error) : null, ['project_user.role', 'project_user.hourly_rate', 'project_user.approval_type']);
+  return (
+    <li>
+      <form
+        className="inline-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <p className="who">
+          <strong>{user.name}</strong> <span className="muted">{user.email}</span> {!user.active && <Badge status="inactive" />}
+        </p>
+        <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} error={errors.field('project_user.role')} />
+        <TextField label={`Rate (${project.currency})`} error={errors.field('project_user.hourly_rate')} inputMode="decimal" value={rate} onChange={setRate} />
+        <SelectField label="Approval" value={approval} options={APPROVAL_TYPES} onChange={setApproval} error={errors.field('project_user.approval_type')} />
+        <button className="button" type="submit" disabled={save.isPending}>
+          Save<span className="visually-hidden"> {user.name}</span>
+        </button>
+        <button className="button danger" type="button" disabled={remove.isPending} onClick={() => window.confirm(`Remove ${user.name} from ${project.name}?`) && remove.mutate()}>
+          Remove<span className="visually-hidden"> {user.name}</span>
+        </button>
+        <FormError message={errors.form} />
+      </form>
+    </li>
+  );
+}
+
+function Users({ project }: { project: Project }) {
+  const me = useMe();
+  const notify = useNotice();
+  const team = useQuery({ queryKey: ['teamMembers.list', { active: true }], queryFn: () => api.teamMembers.list.query({ active: true, limit: 200 }) });
+  const candidates = (team.data?.items ?? []).filter((m) => !project.project_users.some((u) => u.user_id === m.id));
+  const [userId, setUserId] = useState('');
+  const [role, setRole] = useState<'regular_user' | 'project_manager'>('regular_user');
+  const [rate, setRate] = useState('');
+  const add = useMutation({
+    mutationFn: () =>
+      api.projects.addUser.mutate({
+        email: me.member.email,
+        project_id: project.id,
+        project_user: { user_id: userId || (candidates[0]?.id ?? ''), role, ...(rate.trim() ? { hourly_rate: amount(rate) } : {}) },
+      }),
+    onSuccess: () => {
+      notify('Added to the project');
+      setUserId('');
+      setRate('');
+    },
+  });
+  const errors = formErrors(add.error ? apiError(add.error) : null, ['project_user.user_id', 'project_user.hourly_rate']);
+  return (
+    <section className="panel" aria-labelledby="users">
+      <h2 id="users">People on the project</h2>
+      <ul className="plain rows">
+        {project.project_users.map((u) => (
+          <UserRow key={`${u.id}-${u.role}-${u.hourly_rate}-${u.approval_type}`} project={project} user={u} />
+        ))}
+      </ul>
+      {candidates.length > 0 && (
+        <>
+          <h3>Add someone</h3>
+          <form
+            className="inline-form"
+            noValidate
+            onSubmit={(e) => {
+              e.preventDefault();
+              add.mutate();
+            }}
+          >
+            <Field label="Team member" error={errors.field('project_user.user_id')}>
+              {(p) => (
+                <select {...p} value={userId || candidates[0]?.id} onChange={(e) => setUserId(e.target.value)}>
+                  {candidates.map((m) => (
+                    <option key={m.id} value={m.id}>
+                      {m.first_name} {m.last_name}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} />
+            <TextField label={`Rate (${project.currency})`} hint="Empty: the project's rate" error={errors.field('project_user.hourly_rate')} inputMode="decimal" value={rate} onChange={setRate} />
+            <button className="button primary" type="submit" disabled={add.isPending}>
+              Add to project
+            </button>
+            <FormError message={errors.form} />
+          </form>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function ProjectPage() {
+  const me = useMe();
+  const notify = useNotice();
+  const { id = '' } = useParams<{ id: string }>();
+  const project = useQuery({ queryKey: ['projects.get', id], queryFn: () => api.projects.get.query({ project_id: id }) });
+  const status = useMutation({
+    mutationFn: (next: 'active' | 'archived') => api.projects.updateStatus.mutate({ email: me.member.email, project_ids: [id], status: next }),
+    onSuccess: (_r, next) => notify(next === 'archived' ? 'Project archived' : 'Project reactivated'),
+  });
+  if (!project.data) return <Page title="Project"><Loading error={project.error} what="the project" /></Page>;
+  const p = project.data.project;
+  return (
+    <Page
+      title={p.name}
+      actions={
+        <>
+          <Badge status={p.status} />
+          <button type="button" className="button" disabled={status.isPending} onClick={() => status.mutate(p.status === 'active' ? 'archived' : 'active')}>
+            {p.status === 'active' ? 'Archive project' : 'Reactivate project'}
+          </button>
+        </>
+      }
+    >
+      {me.is_admin && (
+        <p>
+          <Link href={`/clients/${p.client_id}`}>← The client</Link> · {formatMoney(p.hourly_rate, p.currency)} an hour
+        </p>
+      )}
+      <FormError message={status.error ? apiError(status.error).message : null} />
+      <Settings key={p.updated_at} project={p} />
+      <section className="panel" aria-labelledby="tasks">
+        <h2 id="tasks">Tasks and checklists</h2>
+        <ul className="plain rows">
+          {p.tasks.map((t) => (
+            <TaskEditor key={`${t.id}-${p.updated_at}`} project={p} task={t} />
+          ))}
+          <TaskEditor key={`new-${p.tasks.length}`} project={p} task={null} />
+        </ul>
+      </section>
+      <Users project={p} />
+    </Page>
+  );
+}

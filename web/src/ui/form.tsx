@@ -1,0 +1,82 @@
+import type { FormEvent, HTMLAttributes, InputHTMLAttributes, ReactNode } from 'react';
+import { Field } from './field.tsx';
+
+/** A form the app validates on the server: no browser bubbles, submit runs `onSubmit`. */
+export function Form({ onSubmit, children, ...rest }: { onSubmit: () => void; children: ReactNode } & Omit<HTMLAttributes<HTMLFormElement>, 'onSubmit'>) {
+  return (
+    <form
+      {...rest}
+      noValidate
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+/** The submit button of a form (disabled while it is sent), and Cancel where there is one. */
+export function Actions({ submit, pending, onCancel, children }: { submit: ReactNode; pending: boolean; onCancel?: () => void; children?: ReactNode }) {
+  return (
+    <div className="row">
+      <button className="button primary" type="submit" disabled={pending}>
+        {submit}
+      </button>
+      {children}
+      {onCancel && (
+        <button className="button" type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </div>
+  );
+}
+
+interface TextProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange' | 'value' | 'id'> {
+  label: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string | undefined;
+  hint?: ReactNode;
+  className?: string;
+  multiline?: boolean;
+}
+
+/** A labelled text input (or textarea) with its hint and error. */
+export function TextField({ label, value, onChange, error, hint, className, multiline, ...input }: TextProps) {
+  return (
+    <Field label={label} error={error} hint={hint} className={className}>
+      {(p) => (multiline ? <textarea {...p} rows={3} value={value} onChange={(e) => onChange(e.target.value)} /> : <input {...input} {...p} value={value} onChange={(e) => onChange(e.target.value)} />)}
+    </Field>
+  );
+}
+
+interface SelectProps<V extends string> {
+  label: ReactNode;
+  value: V;
+  onChange: (value: V) => void;
+  options: readonly (readonly [V, string])[];
+  error?: string | undefined;
+  hint?: ReactNode;
+  className?: string;
+  disabled?: boolean;
+}
+
+/** A labelled select over `[value, label]` pairs. */
+export function SelectField<V extends string>({ label, value, onChange, options, error, hint, className, disabled }: SelectProps<V>) {
+  return (
+    <Field label={label} error={error} hint={hint} className={className}>
+      {(p) => (
+        <select {...p} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value as V)}>
+          {options.map(([v, l]) => (
+            <option key={v} value={v}>
+              {l}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
