@@ -102,6 +102,14 @@ describe('reports.time', () => {
     ]);
   });
 
+  it('keys months as months when the report also groups by week (two periods at once)', async () => {
+    const r = await report({ from: '2026-11-01', to: '2026-11-30', by: ['month', 'week'] });
+    expect(r.rows.map((row) => [row.keys[0]!.id, row.keys[1]!.id])).toEqual([
+      ['2026-11', '2026-W45'],
+      ['2026-11', '2026-W46'],
+    ]);
+  });
+
   it('filters by client, project, person, billable and status', async () => {
     const base = { from: '2026-10-01', to: '2026-11-30', by: ['project'] };
     expect((await report({ ...base, client_ids: [a.kyoto.id] })).rows.map((r) => r.keys[0]!.label)).toEqual(['Shop']);

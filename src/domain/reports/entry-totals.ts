@@ -55,6 +55,8 @@ const COMBO_COLUMN: Partial<Record<Grouping, string>> = { client: 'r.client_id',
 /** How each grouping is read from the inner (per combination) totals `i` or the combination `r`. */
 function outerKey(by: Grouping): string {
   if (by === 'week') return "strftime('%G-W%V', i.t)";
+  // i.t is the month itself, or the day when the report also groups by day or week.
+  if (by === 'month') return 'substr(i.t, 1, 7)';
   return COMBO_COLUMN[by] ?? 'i.t';
 }
 
