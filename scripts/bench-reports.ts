@@ -31,6 +31,7 @@ import { createServices, type AppServices } from '../src/services.ts';
 import { createCaller } from '../src/trpc/router.ts';
 import type { WorkspaceHandle } from '../src/workspaces/handle.ts';
 import { DEFAULT_SHAPE, seedReportData } from './bench-reports-data.ts';
+import { printRows, record } from './bench-report.ts';
 
 const ROUNDS = 5;
 const SUBDOMAIN = 'bench';
@@ -54,9 +55,14 @@ async function timed<T>(run: () => Promise<T> | T, rounds = ROUNDS): Promise<{ m
   return { ms: median(walls), cpuMs: median(cpus), result };
 }
 
+const SECTION = 'reports';
+
+/** One row per floor; the goal (a wall time) stands on the first. */
 function line(name: string, figure: { ms: number; cpuMs: number }, goalMs: number, floors: [string, { ms: number }][]) {
-  console.log(`  ${name}: ${ms(figure.ms)} (cpu ${ms(figure.cpuMs)})  goal ≤ ${goalMs} ms: ${figure.ms <= goalMs ? 'met' : 'NOT met'} (${(figure.ms / goalMs).toFixed(2)} × goal)`);
-  for (const [label, floor] of floors) console.log(`    floor, ${label}: ${ms(floor.ms)}  → report / floor ${(figure.ms / floor.ms).toFixed(2)}`);
+  console.log(`  ${name}: ${ms(figure.ms)} (cpu ${ms(figure.cpuMs)})`);
+  floors.forEach(([label, floor], i) =>
+    record({ section: SECTION, figure: name, value: figure.ms, unit: 'ms', floor: { value: floor.ms, label }, ...(i === 0 ? { goal: { of: 'value', atMost: goalMs } } : {}) }),
+  );
 }
 
 /** Records every statement the reports prepare and the values they run with, for EXPLAIN QUERY PLAN. */
@@ -157,8 +163,15 @@ function writerComparison(handle: WorkspaceHandle) {
   const ours = median([0, 1, 2].map(() => time(slices((s) => csvLines(columns, s)))));
   const neutralise = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
   const library = median([0, 1, 2].map(() => time(slices((s) => stringify(s, { record_delimiter: 'windows', cast: { string: neutralise } })))));
-  const rate = (t: number) => `${Math.round((rows.length / t) * 1000).toLocaleString('en-US')} rows/s`;
-  console.log(`  CSV writer on ${rows.length.toLocaleString('en-US')} rows: ours ${rate(ours)}, csv-stringify (sync, same neutralisation) ${rate(library)} → ours / library ${(library / ours).toFixed(2)} × faster`);
+  const rate = (t: number) => (rows.length / t) * 1000;
+  record({
+    section: SECTION,
+    figure: `CSV writer, ${rows.length.toLocaleString('en-US')} rows`,
+    value: rate(ours),
+    unit: 'rows/s',
+    floor: { value: rate(library), label: 'csv-stringify (sync, same neutralisation)' },
+    goal: { of: 'ratio', atLeast: 1 },
+  });
 }
 
 async function reports(services: AppServices, key: string, handle: WorkspaceHandle, from: string, to: string) {
@@ -216,12 +229,10 @@ export async function run(): Promise<void> {
       const floor = await bareExport(handle, shape.from, shape.to);
       const rate = (rows: number, t: number) => (rows / t) * 1000;
       const ours = rate(got.rows, got.ms);
-      console.log(
-        `    GET ${path}: ${got.rows.toLocaleString('en-US')} rows in ${ms(got.ms)} = ${Math.round(ours).toLocaleString('en-US')} rows/s, goal ≥ 200,000: ${ours >= 200_000 ? 'met' : 'NOT met'}; resident memory grew ${got.rssGrowthMb.toFixed(1)} MB, goal ≤ 50: ${got.rssGrowthMb <= 50 ? 'met' : 'NOT met'}`,
-      );
-      console.log(
-        `    floor, bare iterate() + comma join into a discarding stream: ${floor.rows.toLocaleString('en-US')} rows in ${ms(floor.ms)} = ${Math.round(rate(floor.rows, floor.ms)).toLocaleString('en-US')} rows/s → export / floor ${(got.ms / floor.ms).toFixed(2)} × the time`,
-      );
+      const figure = `GET time-entries.csv, ${got.rows.toLocaleString('en-US')} rows`;
+      record({ section: SECTION, figure, value: ours, unit: 'rows/s', floor: { value: rate(floor.rows, floor.ms), label: 'bare iterate() + comma join into a discarding stream' }, goal: { of: 'value', atLeast: 200_000 } });
+      record({ section: SECTION, figure: `${figure}: resident memory growth`, value: got.rssGrowthMb, unit: 'MB', goal: { of: 'value', atMost: 50 } });
+      printRows(SECTION);
     } finally {
       await server.close();
     }

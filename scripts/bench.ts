@@ -9,6 +9,7 @@
 import { allRows, isMet, printRows } from './bench-report.ts';
 import { run as invoices } from './bench-invoices.ts';
 import { run as reads } from './bench-reads.ts';
+import { run as reports } from './bench-reports.ts';
 import { run as ship } from './bench-ship.ts';
 import { run as timeEntries } from './bench-time-entries.ts';
 import { run as web } from './bench-web.ts';
@@ -20,6 +21,7 @@ const sections: { name: string; run: () => Promise<unknown> }[] = [
   { name: 'invoices', run: () => invoices() },
   { name: 'webhooks on the write path', run: () => webhooks() },
   { name: 'reads', run: () => reads() },
+  { name: 'reports', run: () => reports() },
   { name: 'web app', run: () => web() },
   { name: 'many workspaces', run: () => manyWorkspaces() },
   { name: 'shipping: start-up, cold open, backup and move', run: () => ship() },

@@ -1,29 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
+import { cliOver } from './helpers/cli.ts';
 import { makeInvoice } from './helpers/report-factories.ts';
 
-const exec = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-report-cli-'));
-const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
-
-async function hourbook(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const hourbook = cliOver(dataDir);
 
 let ids: { project: string; ann: string };
 
