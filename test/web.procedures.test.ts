@@ -235,3 +235,23 @@ describe('the app is served on every workspace host', () => {
     expect(nowhere.text).toContain('No workspace here');
   });
 });
+
+describe('reports with a session', () => {
+  it('a Member asks as themselves: naming the Owner is refused, and only their own time is counted', async () => {
+    const db = env.alpha.handle.db;
+    const s = makeProjectSetup(db);
+    const colleague = makeMember(db);
+    makeProjectUser(db, s.project.id, colleague.id);
+    const refs = { clientId: s.client.id, projectId: s.project.id, taskId: s.task.id };
+    makeTimeEntry(db, { ...refs, userId: s.member.id }, { recordedOn: '2026-11-16', seconds: 3600, enteredSeconds: 3600 });
+    makeTimeEntry(db, { ...refs, userId: colleague.id }, { recordedOn: '2026-11-16', seconds: 7200, enteredSeconds: 7200 });
+    const member = await signedIn(env.alpha, s.member.email);
+    const range = { from: '2026-11-16', to: '2026-11-16', by: ['person'], project_ids: [s.project.id] };
+    const asOwner = await member.query('reports.time', { ...range, email: env.alpha.ownerEmail });
+    expect([asOwner.status, asOwner.error?.code]).toEqual([403, 'acting_user_mismatch']);
+    const own = await member.query('reports.time', range);
+    expect(own.data.rows.map((r: { keys: { id: string }[]; seconds: number }) => [r.keys[0]!.id, r.seconds])).toEqual([[s.member.id, 3600]]);
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    expect((await owner.query('reports.time', range)).data.totals.seconds).toBe(10800);
+  });
+});

@@ -203,13 +203,23 @@ const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 export const actingUserProcedure = workspaceProcedure
   .use(emailDefaultsToMember)
   .input(actingUserInput)
-  .use(({ ctx, input, next }) => {
-    const { actor } = ctx.scope;
-    if (actor && !sameEmail(actor.email, input.email)) {
-      throw forbidden(`You are signed in as ${actor.email} and cannot act as ${input.email}`, 'acting_user_mismatch');
-    }
-    return next({ ctx: { scope: (actor ? ctx.scope : withActor(ctx.scope, findActingUser(ctx.scope, input.email))) as ActorScope } });
-  });
+  .use(({ ctx, input, next }) => next({ ctx: { scope: actingAs(ctx.scope, input.email) as ActorScope } }));
+
+/**
+ * Who acts when the input may name the person asking (reports): a member's credential acts as the
+ * member (naming anyone else is 403 acting_user_mismatch); with the workspace key the person named
+ * acts, or the workspace itself when nobody is named.
+ */
+export const optionalActorProcedure = workspaceProcedure
+  .input(z.object({ email: email.optional() }))
+  .use(({ ctx, input, next }) => next({ ctx: { scope: input.email === undefined ? ctx.scope : actingAs(ctx.scope, input.email) } }));
+
+function actingAs(scope: Scope, named: string): Scope {
+  const { actor } = scope;
+  if (!actor) return withActor(scope, findActingUser(scope, named));
+  if (!sameEmail(actor.email, named)) throw forbidden(`You are signed in as ${actor.email} and cannot act as ${named}`, 'acting_user_mismatch');
+  return scope;
+}
 
 /**
  * For procedures whose `email` names whom the call is for (a time entry's user). With the workspace

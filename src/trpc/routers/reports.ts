@@ -1,5 +1,3 @@
-import { z } from 'zod';
-import { email } from '../../domain/fields.ts';
 import { exportCsv } from '../../domain/reports/export.ts';
 import { invoiceDraft } from '../../domain/reports/invoice-draft.ts';
 import { paidPerMonth } from '../../domain/reports/paid-per-month.ts';
@@ -22,17 +20,14 @@ import {
 import { timeReport } from '../../domain/reports/time-report.ts';
 import { unbilledReport } from '../../domain/reports/unbilled.ts';
 import { utilisationReport } from '../../domain/reports/utilisation.ts';
-import { withActor, type Scope } from '../../domain/scope.ts';
-import { findActingUser } from '../../domain/team-members/acting-user.ts';
-import { router, workspaceProcedure } from '../init.ts';
+import { optionalActorProcedure, router } from '../init.ts';
 
 /**
  * Reports may name the person asking (`email`): a Member then sees only their own time and the
- * time of the projects they manage. Without `email` the workspace's key speaks for the workspace.
+ * time of the projects they manage. Without `email` the workspace's key speaks for the workspace; a
+ * signed-in member (session, personal key) always asks as themselves.
  */
-const reportProcedure = workspaceProcedure
-  .input(z.object({ email: email.optional() }))
-  .use(({ ctx, input, next }) => next({ ctx: { scope: input.email ? withActor(ctx.scope, findActingUser(ctx.scope, input.email)) : (ctx.scope as Scope) } }));
+const reportProcedure = optionalActorProcedure;
 
 /** CSV pieces as an async iterable: tRPC streams it (httpBatchStreamLink); the download door writes it. */
 async function* streamed(pieces: Iterable<string>): AsyncGenerator<string> {
