@@ -34,8 +34,9 @@ export function processorSecrets(db: Db): { secretKey: string; webhookSecret: st
   return row ? { secretKey: row.secretKey, webhookSecret: row.webhookSecret } : null;
 }
 
-/** `workspace.paymentProcessor`: whether card payment is set up; secrets only as their last 4 characters. */
+/** `workspace.paymentProcessor`: Owner/Admin see whether card payment is set up; secrets only as their last 4 characters. */
 export function getPaymentProcessor(scope: Scope): z.output<typeof processorOutput> {
+  requireAdmin(scope, 'see the card payment settings');
   return toRecord(scope, scope.db.select().from(paymentProcessors).where(eq(paymentProcessors.provider, 'stripe')).get());
 }
 
