@@ -41,7 +41,7 @@ describe('hourbook webhook', () => {
     const services = createServices(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
     provisionWorkspace(services.registry, { subdomain: 'hooks', timeZone: 'UTC', owner: { email: 'o@hooks.test', firstName: 'O', lastName: 'H' } }, new Date());
     const open = openWorkspaceScope(services, services.registry.get('hooks')!);
-    eventId = open.scope.write((tx) => recordEvent(open.scope, tx, 'client.created', { client: { id: 'c1' } }));
+    eventId = open.scope.write(() => recordEvent(open.scope, 'client.created', { client: { id: 'c1' } }));
     services.registry.closeAll();
 
     const added = await hourbook('webhook', 'add', 'hooks', '--url', 'https://erp.example.com/hooks', '--events', 'invoice.paid, client.created', '--description', 'ERP', '--json');

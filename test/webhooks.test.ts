@@ -190,8 +190,8 @@ describe('delivery', () => {
     const before = eventCount();
     const scope = scopeOf(env.services, env.alpha.handle);
     expect(() =>
-      scope.write((tx) => {
-        recordEvent(scope, tx, 'client.updated', { client: { id: 'x' } });
+      scope.write(() => {
+        recordEvent(scope, 'client.updated', { client: { id: 'x' } });
         throw new Error('the change fails after its event was recorded');
       }),
     ).toThrow(/fails/);

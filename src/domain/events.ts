@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/index.ts';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/index.ts';
 import { events } from '../db/schema/index.ts';
 import type { Scope } from './scope.ts';
 
@@ -31,16 +32,24 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+const eventStatements = (db: Database) => ({
+  insert: db
+    .insert(events)
+    .values({ id: sql.placeholder('id'), type: sql.placeholder('type'), data: sql.placeholder('data'), createdAt: sql.placeholder('createdAt') })
+    .prepare(),
+});
+
 /**
- * Records that something happened, inside the transaction of the change itself: a rolled-back
+ * Records that something happened, inside the transaction of the change itself (call it within
+ * `scope.write`): a rolled-back
  * change leaves no event, a committed one always has its event. `data` is the API object the
  * change returned (or, for a deletion, what was deleted). Delivery follows the commit.
  */
-export function recordEvent(scope: Pick<Scope, 'now' | 'after'>, tx: Db, type: EventType, data: object): string {
+export function recordEvent(scope: Pick<Scope, 'now' | 'after' | 'statements'>, type: EventType, data: object): string {
   const id = `evt_${randomBytes(16).toString('base64url')}`;
-  tx.insert(events)
-    .values({ id, type, data: JSON.stringify(data), createdAt: scope.now.toISOString() })
-    .run();
+  // Prepared once per workspace file (it is on every write path); it runs on the same connection,
+  // so inside the transaction of the change that calls it.
+  scope.statements(eventStatements).insert.run({ id, type, data: JSON.stringify(data), createdAt: scope.now.toISOString() });
   scope.after('webhooks');
   return id;
 }

@@ -32,7 +32,7 @@ export function createClient(scope: Scope, input: z.output<typeof createInput>):
     };
     tx.insert(clients).values(row).run();
     const client = toClientRecord(row, scope.workspace.id);
-    recordEvent(scope, tx, 'client.created', { client });
+    recordEvent(scope, 'client.created', { client });
     return { client };
   });
 }

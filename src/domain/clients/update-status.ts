@@ -18,6 +18,6 @@ export function updateClientStatus(scope: Scope, input: z.output<typeof updateSt
   scope.write((tx) => {
     const moved = changeStatus(tx, { resource: 'client', table: clients, ids: input.client_ids, to: input.status, at: scope.now.toISOString() });
     const rows = moved.length ? tx.select(getTableColumns(clients)).from(clients).where(inIds(clients.id, moved)).all() : [];
-    for (const row of rows) recordEvent(scope, tx, 'client.status_changed', { client: toClientRecord(row, scope.workspace.id) });
+    for (const row of rows) recordEvent(scope, 'client.status_changed', { client: toClientRecord(row, scope.workspace.id) });
   });
 }

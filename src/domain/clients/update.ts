@@ -33,7 +33,7 @@ export function updateClient(scope: Scope, input: z.output<typeof updateInput>):
       if (changes.currency !== undefined && changes.currency !== current.currency) assertCurrencyFree(tx, current.id);
       const next = { ...current, ...changes, updatedAt: scope.now.toISOString() };
       tx.update(clients).set(next).where(eq(clients.id, current.id)).run();
-      recordEvent(scope, tx, 'client.updated', { client: toClientRecord(next, scope.workspace.id) });
+      recordEvent(scope, 'client.updated', { client: toClientRecord(next, scope.workspace.id) });
     }
     return { notice_code: 'client_updated', client_id: current.id };
   });

@@ -107,7 +107,7 @@ export function createInvoice(scope: ActorScope, input: CreateInput): z.output<t
       insertInvoice(scope, tx, row, priced, projectIds, recipients);
       if (row.sendEmail) queueSending(scope, tx, row, client.name, recipients);
       const invoice = toInvoiceRecord(row, scope.workspace.id);
-      recordEvent(scope, tx, 'invoice.created', { invoice });
+      recordEvent(scope, 'invoice.created', { invoice });
       return { notice_code: 'invoice_created', invoice };
     });
   } catch (err) {

@@ -29,7 +29,7 @@ export function recordOverdueInvoices(scope: Scope): number {
         .returning()
         .all();
       if (!row) return 0;
-      recordEvent(scope, tx, 'invoice.overdue', { invoice: summaryOf(scope, tx, row) });
+      recordEvent(scope, 'invoice.overdue', { invoice: summaryOf(scope, tx, row) });
       return 1;
     });
   }

@@ -74,9 +74,9 @@ export function applyPayment(scope: Scope, tx: Db, invoice: InvoiceRow, paidBefo
     .run();
   const summary = summaryOf(scope, tx, updated!);
   const record = toPaymentRecord(row, invoice.currency);
-  recordEvent(scope, tx, 'payment.recorded', { payment: record, invoice: summary });
+  recordEvent(scope, 'payment.recorded', { payment: record, invoice: summary });
   if (status !== invoice.status && (status === 'paid' || status === 'partially_paid')) {
-    recordEvent(scope, tx, status === 'paid' ? 'invoice.paid' : 'invoice.partially_paid', { invoice: summary });
+    recordEvent(scope, status === 'paid' ? 'invoice.paid' : 'invoice.partially_paid', { invoice: summary });
   }
   return { payment: record, invoice: summary };
 }

@@ -117,7 +117,7 @@ export function markInvoiceSent(scope: Scope, input: z.output<typeof invoiceIdIn
     const at = scope.now.toISOString();
     const [sent] = tx.update(invoices).set({ status: 'sent', sentAt: at, updatedAt: at }).where(eq(invoices.id, row.id)).returning().all();
     const invoice = summaryOf(scope, tx, sent!);
-    recordEvent(scope, tx, 'invoice.sent', { invoice });
+    recordEvent(scope, 'invoice.sent', { invoice });
     return { invoice };
   });
 }

@@ -47,7 +47,7 @@ export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): 
     .returning()
     .all();
   if (settled?.status === 'sent') {
-    recordEvent(scope, tx, 'invoice.sent', { invoice: summaryOf(scope, tx, settled) });
+    recordEvent(scope, 'invoice.sent', { invoice: summaryOf(scope, tx, settled) });
     return;
   }
   // Paid (in part) while its mail was still out: the status stays, but it was sent now.
@@ -58,6 +58,6 @@ export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): 
       .where(and(eq(invoices.id, invoiceId), isNull(invoices.sentAt), inArray(invoices.status, ['partially_paid', 'paid'])))
       .returning()
       .all();
-    if (moved) recordEvent(scope, tx, 'invoice.sent', { invoice: summaryOf(scope, tx, moved) });
+    if (moved) recordEvent(scope, 'invoice.sent', { invoice: summaryOf(scope, tx, moved) });
   }
 }

@@ -97,7 +97,7 @@ export function voidInvoice(scope: ActorScope, input: z.output<typeof voidInput>
         .run();
       const invoice = summaryOf(scope, tx, voided!);
       const creditNote = note && summaryOf(scope, tx, note);
-      recordEvent(scope, tx, 'invoice.voided', { invoice, credit_note: creditNote });
+      recordEvent(scope, 'invoice.voided', { invoice, credit_note: creditNote });
       return { invoice, credit_note: creditNote };
     });
   } catch (err) {

@@ -59,7 +59,7 @@ export function createProject(scope: ActorScope, input: z.output<typeof createPr
     applyTaskPlan(tx, taskPlan);
     insertMany(tx, projectUsers, users);
     const project = toProjectRecord(loadProjectWithTasks(scope, id));
-    recordEvent(scope, tx, 'project.created', { project });
+    recordEvent(scope, 'project.created', { project });
     return { notice_code: 'project_created', project };
   });
 }

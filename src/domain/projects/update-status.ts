@@ -27,7 +27,7 @@ export function updateProjectStatus(scope: ActorScope, input: z.output<typeof up
   const at = scope.now.toISOString();
   return scope.write((tx) => {
     const announce = (moved: string[]) => {
-      for (const project of loadProjectsWithTasks(tx, moved)) recordEvent(scope, tx, 'project.status_changed', { project: toProjectRecord(project) });
+      for (const project of loadProjectsWithTasks(tx, moved)) recordEvent(scope, 'project.status_changed', { project: toProjectRecord(project) });
       return { custom_message: statusMessage(moved.length, to) };
     };
     if (input.filter?.consider_all_projects === true) {

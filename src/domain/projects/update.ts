@@ -59,7 +59,7 @@ export function updateProject(scope: ActorScope, input: z.output<typeof updatePr
       .run();
     if (taskPlan) applyTaskPlan(tx, taskPlan);
     const project = toProjectRecord(loadProjectWithTasks(scope, current.id));
-    recordEvent(scope, tx, 'project.updated', { project });
+    recordEvent(scope, 'project.updated', { project });
     return { notice_code: 'project_updated', project };
   });
 }

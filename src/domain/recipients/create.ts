@@ -28,7 +28,7 @@ export function createRecipient(scope: ActorScope, input: z.output<typeof create
     };
     guardUnique(row.email, () => tx.insert(recipients).values(row).run());
     const recipient = toRecipientRecord(row);
-    recordEvent(scope, tx, 'recipient.created', { recipient });
+    recordEvent(scope, 'recipient.created', { recipient });
     return { notice_code: 'recipient_created', recipient };
   });
 }

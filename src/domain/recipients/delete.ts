@@ -16,7 +16,7 @@ export function deleteRecipient(scope: Scope, input: z.output<typeof deleteInput
     const updatedAt = scope.now.toISOString();
     tx.update(recipients).set({ deleted: true, updatedAt }).where(eq(recipients.id, current.id)).run();
     const recipient = toRecipientRecord({ ...current, deleted: true, updatedAt });
-    recordEvent(scope, tx, 'recipient.deleted', { recipient });
+    recordEvent(scope, 'recipient.deleted', { recipient });
     return { notice_code: 'recipient_deleted', recipient };
   });
 }

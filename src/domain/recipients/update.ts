@@ -25,7 +25,7 @@ export function updateRecipient(scope: Scope, input: z.output<typeof updateInput
       } satisfies RecipientRow;
       const row = next;
       guardUnique(row.email, () => tx.update(recipients).set(row).where(eq(recipients.id, current.id)).run());
-      recordEvent(scope, tx, 'recipient.updated', { recipient: toRecipientRecord(row) });
+      recordEvent(scope, 'recipient.updated', { recipient: toRecipientRecord(row) });
     }
     return { notice_code: 'recipient_updated', recipient: toRecipientRecord(next) };
   });

@@ -40,7 +40,7 @@ export function updateTeamMember(scope: Scope, input: z.output<typeof updateInpu
       withdrawTokens(scope, tx, current.id);
     }
     const teamMember = toTeamMemberRecord(next);
-    recordEvent(scope, tx, 'team_member.updated', { team_member: teamMember });
+    recordEvent(scope, 'team_member.updated', { team_member: teamMember });
     return { team_member: teamMember };
   });
 }

@@ -175,7 +175,7 @@ export function createTimeEntry(scope: ActorScope, input: CreateInput & { email?
       created_at: entry.at,
       updated_at: entry.at,
     };
-    recordEvent(scope, tx, 'time_entry.created', { time_entry: record });
+    recordEvent(scope, 'time_entry.created', { time_entry: record });
     return {
       notice_code: 'time_entry_created',
       organization_id: scope.workspace.id,

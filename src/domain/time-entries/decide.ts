@@ -65,7 +65,7 @@ function decide(scope: ActorScope, input: DecisionInput, decision: Decision) {
       set('non_billable', rows.filter((r) => !r.billable).map((r) => r.id));
     }
     const records = recordsByIds(tx, ids);
-    for (const record of records) recordEvent(scope, tx, decision === 'approve' ? 'time_entry.approved' : 'time_entry.rejected', { time_entry: record });
+    for (const record of records) recordEvent(scope, decision === 'approve' ? 'time_entry.approved' : 'time_entry.rejected', { time_entry: record });
     return records;
   });
 }

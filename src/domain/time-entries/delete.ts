@@ -17,7 +17,7 @@ export function deleteTimeEntry(scope: ActorScope, input: DeleteInput): z.output
     const lock = checkLock(project, entry.recordedOn, entryUser.timeZone, scope.now, { requested: input.is_override, permitted: actorManages });
     const [deleted] = recordsByIds(tx, [entry.id]);
     tx.delete(timeEntries).where(eq(timeEntries.id, entry.id)).run();
-    recordEvent(scope, tx, 'time_entry.deleted', { time_entry: deleted });
+    recordEvent(scope, 'time_entry.deleted', { time_entry: deleted });
     if (lock.overriddenSince) {
       logOverride(tx, entry, { recordedOn: entry.recordedOn, actorId: scope.actor.id, action: 'delete', lockedSince: lock.overriddenSince, at: scope.now.toISOString() });
     }

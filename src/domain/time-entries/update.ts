@@ -132,7 +132,7 @@ export function updateTimeEntry(scope: ActorScope, input: UpdateInput): z.output
     }
     const [record] = recordsByIds(tx, [entry.id]);
     if (!record) throw notFound('time_entry', `No time entry with id ${entry.id} in this workspace`);
-    recordEvent(scope, tx, 'time_entry.updated', { time_entry: record });
+    recordEvent(scope, 'time_entry.updated', { time_entry: record });
     return { notice_code: 'time_entry_updated', time_entry: record };
   });
 }
