@@ -51,7 +51,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/trpc/**', '**/rest/**', '**/public/**', '**/cli/**', '**/jobs/**', '**/demo/**'], message: 'the domain must not import a door, a job or the demo' },
+            { group: ['**/trpc/**', '**/rest/**', '**/public/**', '**/cli/**', '**/jobs/**', '**/demo/**', '**/web/**', '**/exports/**', '**/ops/**'], message: 'the domain must not import a door, a job, the demo or the operators\' endpoints' },
             { group: ['**/mail/worker*', '**/server*', '**/services*', '**/main*'], message: 'the domain must not import process-wide services or the mail worker' },
           ],
         },
