@@ -64,6 +64,11 @@ export class TextBuffer {
     this.used += this.buffer.write(text, this.used);
   }
 
+  /** Bytes added since the last take. */
+  get length(): number {
+    return this.used;
+  }
+
   /** Everything added since the last take, as one string; the buffer is reused. */
   take(): string {
     const text = this.buffer.toString('utf8', 0, this.used);

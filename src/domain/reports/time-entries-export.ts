@@ -22,6 +22,12 @@ import { counts, entryScope, type EntryScope } from './visibility.ts';
  */
 
 export const CHUNK = 5000;
+/**
+ * A chunk's text is handed out in pieces of about this many characters: small enough to be young
+ * objects the garbage collector frees at once (a 2 MB string would be a large object, kept until a
+ * full collection, and a 1,000,000-row export would then hold hundreds of MB).
+ */
+const PIECE_CHARS = 64 * 1024;
 
 /** The columns, in order; `client` to `user_id` depend only on the entry's combination. */
 const HEADERS = [
@@ -162,6 +168,7 @@ function* lines(scope: Scope, range: DateRange, entries: EntryScope, input: Time
     // An entry holds at most 24 hours: its hours as text are worked out once per duration.
     const hoursText: string[] = [];
     const out = new TextBuffer();
+    const pieces: string[] = [];
     const numberOf = invoiceNumbers(scope);
     for (;;) {
       // Rows are taken one by one (iterate), so each dies young instead of living for its chunk.
@@ -177,8 +184,12 @@ function* lines(scope: Scope, range: DateRange, entries: EntryScope, input: Time
         params.day = recordedOn;
         params.rid = rowid;
         taken++;
+        if (out.length >= PIECE_CHARS) pieces.push(out.take());
       }
-      if (taken > 0) yield out.take();
+      // The connection is free again (better-sqlite3 allows no other statement while one iterates):
+      // now the pieces can wait for the client.
+      if (out.length > 0) pieces.push(out.take());
+      yield* pieces.splice(0);
       if (taken < CHUNK) return;
     }
   } finally {
