@@ -20,6 +20,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { printRows, record } from './bench-report.ts';
 import BetterSqlite3 from 'better-sqlite3';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
@@ -31,7 +32,6 @@ const MAIN = join(ROOT, 'dist', 'main.js');
 const ROUNDS = 9;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
 
 interface Row {
   figure: string;
@@ -42,17 +42,15 @@ interface Row {
   goal: { ms: number } | { ratio: number };
 }
 
+const SECTION = 'shipping';
+
+/** Each figure as a row of the shared report (scripts/bench-report.ts). */
 function print(rows: Row[]): void {
-  console.log(`${'figure'.padEnd(44)} ${'hourbook'.padStart(10)} ${'floor'.padStart(10)}  ratio   goal            verdict`);
   for (const r of rows) {
-    const ratio = r.value / r.floor;
-    const goal = 'ms' in r.goal ? `≤ ${r.goal.ms} ms` : `≤ ${r.goal.ratio}× floor`;
-    const met = 'ms' in r.goal ? r.value <= r.goal.ms : ratio <= r.goal.ratio;
-    const toGoal = 'ms' in r.goal ? ` (${(r.value / r.goal.ms).toFixed(2)}× the goal)` : '';
-    console.log(
-      `${r.figure.padEnd(44)} ${ms(r.value).padStart(10)} ${ms(r.floor).padStart(10)}  ${`${ratio.toFixed(2)}×`.padStart(6)}  ${goal.padEnd(14)}  ${met ? 'met' : 'MISSED'}${toGoal}  [floor: ${r.floorName}]`,
-    );
+    const goal = 'ms' in r.goal ? { of: 'value' as const, atMost: r.goal.ms } : { of: 'ratio' as const, atMost: r.goal.ratio };
+    record({ section: SECTION, figure: r.figure, value: r.value, unit: 'ms', floor: { value: r.floor, label: r.floorName }, goal });
   }
+  printRows(SECTION);
 }
 
 /** Wall time of one short process, from spawn to exit. */
@@ -206,7 +204,7 @@ async function backupAndMove(work: string, mb: number): Promise<Row[]> {
     const moveMs = performance.now() - started;
     const { pausedMs } = JSON.parse(out) as { pausedMs: number };
     rows.push({ figure: `hourbook workspace move (${Math.round(size / 1048576)} MiB)`, value: moveMs, floor: cpMs, floorName: 'cp of the same file', goal: { ratio: 5 } });
-    rows.push({ figure: '  of which writes were paused', value: pausedMs, floor: cpMs, floorName: 'cp of the same file', goal: { ratio: 5 } });
+    rows.push({ figure: 'workspace move: time writes were paused', value: pausedMs, floor: cpMs, floorName: 'cp of the same file', goal: { ratio: 5 } });
   } finally {
     proxy.stop();
     for (const n of nodes) n.kill('SIGKILL');

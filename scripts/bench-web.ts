@@ -22,8 +22,10 @@ import { createServices, openWorkspaceScope } from '../src/services.ts';
 import { WEB_DIST } from '../src/web/serve-app.ts';
 import { hasChromium, launchChromium, NO_CHROMIUM } from '../test/helpers/browser.ts';
 import { send } from '../test/helpers/http.ts';
+import { printRows, record } from './bench-report.ts';
 
 const JS_BUDGET_KB = 300;
+const SECTION = 'web app';
 const LOAD_GOAL_MS = 1000;
 const LOADS = Number(process.env.BENCH_LOADS ?? 10);
 
@@ -61,9 +63,11 @@ async function coldLoad(browser: Browser, url: string, ready: (page: Page) => Pr
 
 export async function run(): Promise<void> {
   const size = bundleSize();
-  console.log(`bundle: JavaScript ${kb(size.js).toFixed(1)} KB gzipped (budget ${JS_BUDGET_KB} KB: ${((100 * kb(size.js)) / JS_BUDGET_KB).toFixed(0)} % used), CSS ${kb(size.css).toFixed(1)} KB`);
+  record({ section: SECTION, figure: 'web app JavaScript, gzipped', value: kb(size.js), unit: 'KB', goal: { of: 'value', atMost: JS_BUDGET_KB } });
+  record({ section: SECTION, figure: 'web app CSS, gzipped', value: kb(size.css), unit: 'KB' });
   if (!hasChromium) {
     console.log(NO_CHROMIUM);
+    printRows(SECTION);
     return;
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-bench-web-'));
@@ -101,11 +105,14 @@ export async function run(): Promise<void> {
       signInPage.push(s);
       timesheet.push(t);
     }
-    const line = (name: string, values: number[]) =>
-      `${name}: median ${median(values).toFixed(0)} ms, ${(median(values) / median(floor)).toFixed(1)}× the floor (goal < ${LOAD_GOAL_MS} ms: ${median(values) < LOAD_GOAL_MS ? 'met' : 'MISSED'})`;
-    console.log(`first load, cold cache, ${LOADS} loads each on loopback; floor (a static page from the same server): median ${median(floor).toFixed(0)} ms`);
-    console.log(`  ${line('sign-in page', signInPage)}`);
-    console.log(`  ${line('timesheet, signed in (2 procedure calls)', timesheet)}`);
+    const label = 'a static page from the same server, cold';
+    for (const [figure, values] of [
+      ['first load, cold cache: sign-in page', signInPage],
+      ['first load, cold cache: timesheet, signed in (2 procedure calls)', timesheet],
+    ] as const) {
+      record({ section: SECTION, figure, value: median(values), unit: 'ms', floor: { value: median(floor), label }, goal: { of: 'value', atMost: LOAD_GOAL_MS } });
+    }
+    printRows(SECTION);
   } finally {
     await browser.close();
     await server.close();
