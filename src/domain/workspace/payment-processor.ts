@@ -36,6 +36,7 @@ export function processorSecrets(db: Db): { secretKey: string; webhookSecret: st
 
 /** `workspace.paymentProcessor`: whether card payment is set up; secrets only as their last 4 characters. */
 export function getPaymentProcessor(scope: Scope): z.output<typeof processorOutput> {
+  requireAdmin(scope, 'see the card payment settings');
   return toRecord(scope, scope.db.select().from(paymentProcessors).where(eq(paymentProcessors.provider, 'stripe')).get());
 }
 
