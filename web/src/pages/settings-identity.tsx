@@ -117,7 +117,7 @@ export function IdentityForm({ identity, workspaceName }: { identity: Identity; 
   const errors = formErrors(save.error ? apiError(save.error) : null, [...TEXT_FIELDS, 'logo_base64']);
   const sample = localeSample(form.locale);
   return (
-    <Form className="grid-form" onSubmit={() => save.mutate()} aria-labelledby="identity">
+    <Form className="grid-form roomy" onSubmit={() => save.mutate()} aria-labelledby="identity">
       <FormError message={errors.form} />
       <TextField label="Legal name" hint={`On invoices as the seller; empty: “${workspaceName}”`} maxLength={200} value={form.legal_name} onChange={set('legal_name')} error={errors.field('legal_name')} />
       <TextField label="Tax or VAT id" hint="e.g. DE123456789" maxLength={50} value={form.tax_id} onChange={set('tax_id')} error={errors.field('tax_id')} />

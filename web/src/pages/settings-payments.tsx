@@ -65,7 +65,7 @@ export function CardPayment({ processor }: { processor: Processor }) {
         In the Stripe dashboard, send <code>checkout.session.completed</code> and <code>checkout.session.async_payment_succeeded</code> events to <code>{processor.webhook_url}</code>
       </p>
       <h3>{processor.configured ? 'Replace the keys' : 'Set up card payment'}</h3>
-      <Form className="grid-form" onSubmit={() => save.mutate()} aria-label="Stripe keys">
+      <Form className="grid-form roomy" onSubmit={() => save.mutate()} aria-label="Stripe keys">
         <FormError message={errors.form} />
         <TextField label="Secret key" hint="sk_live_…, sk_test_… or a restricted key rk_…" type="password" autoComplete="off" spellCheck={false} value={secretKey} onChange={setSecretKey} error={errors.field('secret_key')} />
         <TextField label="Webhook signing secret" hint="whsec_…, from the webhook’s page in Stripe" type="password" autoComplete="off" spellCheck={false} value={webhookSecret} onChange={setWebhookSecret} error={errors.field('webhook_secret')} />

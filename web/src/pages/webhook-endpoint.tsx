@@ -116,14 +116,13 @@ function Deliveries({ item, redeliver, pending }: { item: Item; redeliver: (even
           header: 'Event',
           className: 'wrap',
           cell: (d) => (
-            <>
+            <span className="event-cell">
               <code>{d.event_type}</code>
-              <br />
               <span className="small muted">
                 {d.event_id}
                 {d.manual ? ' · sent again by hand' : ''}
               </span>
-            </>
+            </span>
           ),
         },
         { header: 'Queued', cell: (d) => formatDateTime(d.created_at) },
@@ -133,10 +132,10 @@ function Deliveries({ item, redeliver, pending }: { item: Item; redeliver: (even
           header: 'Last answer',
           className: 'wrap',
           cell: (d) => (
-            <>
+            <span>
               {lastAnswer(d)}
               {d.next_attempt_at && <span className="small muted"> · next try {formatDateTime(d.next_attempt_at)}</span>}
-            </>
+            </span>
           ),
         },
         {
