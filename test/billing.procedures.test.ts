@@ -115,6 +115,7 @@ describe('workspace.settings', () => {
 describe('webhooks.overview', () => {
   it('lists every endpoint with its delivery counts and latest deliveries (newest first, each with its latest attempt) and the event types', async () => {
     const { endpoint: first } = await ws.caller.webhooks.create({ email: email(), url: 'https://hooks.example.test/a', events: ['client.created'] });
+    clock.advance(1000);
     const { endpoint: second } = await ws.caller.webhooks.create({ email: email(), url: 'https://hooks.example.test/b' });
     await sentInvoice(20);
     const events = (await ws.caller.webhooks.events({ limit: 200 })).items;
