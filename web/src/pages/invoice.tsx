@@ -121,11 +121,10 @@ function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) 
 
 function Facts({ inv }: { inv: Invoice }) {
   const money = (n: number) => formatMoney(n, inv.currency);
-  const facts: [string, ReactNode][] = [
-    ['Issued', formatDate(inv.issue_date)],
-    ['Due', formatDate(inv.due_date)],
-    ['Total', money(inv.total)],
-  ];
+  const facts: [string, ReactNode][] = [['Issued', formatDate(inv.issue_date)]];
+  // A credit note is owed nothing: no due date.
+  if (inv.kind === 'invoice') facts.push(['Due', formatDate(inv.due_date)]);
+  facts.push(['Total', money(inv.total)]);
   if (inv.kind === 'invoice' && inv.status !== 'draft') {
     facts.push(['Paid', money(inv.amount_paid)], ['Balance due', <strong key="b" className={inv.overdue ? 'overdue' : undefined}>{money(inv.balance_due)}</strong>]);
   }
@@ -273,7 +272,7 @@ export function InvoicePage() {
             captionHidden
             rows={deliveries.data.items}
             rowKey={(d) => d.id}
-            empty="This invoice was not sent by e-mail."
+            empty="Nothing sent by e-mail yet."
             columns={[
               { header: 'To', cell: (d) => (d.to_name ? `${d.to_name} <${d.to_address}>` : d.to_address), className: 'wrap' },
               { header: 'Status', cell: (d) => <Badge status={d.status} /> },
