@@ -242,7 +242,7 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
     await owner.getByText('Nothing is waiting for approval.').waitFor();
   });
 
-  it('the Owner invoices the unbilled time, sends it with the PDF and marks it paid', async () => {
+  it('the Owner invoices the unbilled time, sends it with the PDF and records its payment', async () => {
     await nav(owner, 'Invoices');
     await owner.getByRole('link', { name: 'New invoice' }).click();
     await owner.getByRole('button', { name: /Acme Corp/ }).click();
@@ -266,7 +266,8 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
     const download = owner.waitForEvent('download');
     await owner.getByRole('button', { name: 'Download PDF' }).click();
     expect((await download).suggestedFilename()).toMatch(/\.pdf$/);
-    await owner.getByRole('button', { name: 'Mark as paid' }).click();
+    await owner.getByRole('button', { name: 'Record a payment' }).click();
+    await owner.getByRole('dialog').getByRole('button', { name: 'Record payment' }).click();
     await owner.locator('.page-head').getByText('Paid').waitFor();
 
     await nav(owner, 'Invoices');

@@ -42,17 +42,21 @@ export const overflowX = (page: Page) => page.evaluate('document.documentElement
 
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
-/** Saves the page at desktop and phone width (full page) for a person to look at. */
-export async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
+/**
+ * Saves the page at desktop and phone width (full page) for a person to look at, into `dir`
+ * (default test-results/screenshots), the desktop at `desktop` (default DESKTOP).
+ */
+export async function screenshots(page: Page, name: string, opts: { dir?: string; desktop?: { width: number; height: number } } = {}): Promise<void> {
+  const dir = opts.dir ?? SCREENSHOTS;
+  mkdirSync(dir, { recursive: true });
   const viewport = page.viewportSize();
   for (const [label, size] of [
-    ['desktop', DESKTOP],
+    ['desktop', opts.desktop ?? DESKTOP],
     ['phone', PHONE],
   ] as const) {
     await page.setViewportSize(size);
     await page.waitForTimeout(50);
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
+    await page.screenshot({ path: join(dir, `${name}-${label}.png`), fullPage: true });
   }
   if (viewport) await page.setViewportSize(viewport);
 }

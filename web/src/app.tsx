@@ -20,6 +20,8 @@ const ProjectPage = page(() => import('./pages/project.tsx'), 'ProjectPage');
 const InvoicesPage = page(() => import('./pages/invoices.tsx'), 'InvoicesPage');
 const NewInvoicePage = page(() => import('./pages/invoice-new.tsx'), 'NewInvoicePage');
 const InvoicePage = page(() => import('./pages/invoice.tsx'), 'InvoicePage');
+const EditInvoicePage = page(() => import('./pages/invoice-edit.tsx'), 'EditInvoicePage');
+const WebhooksPage = page(() => import('./pages/webhooks.tsx'), 'WebhooksPage');
 const TeamPage = page(() => import('./pages/team.tsx'), 'TeamPage');
 const SettingsPage = page(() => import('./pages/settings.tsx'), 'SettingsPage');
 const AccountPage = page(() => import('./pages/account.tsx'), 'AccountPage');
@@ -46,8 +48,10 @@ const ROUTES: AppRoute[] = [
   { path: '/invoicing', page: InvoicesPage, who: 'admin', nav: 'Invoices' },
   { path: '/invoicing/new', page: NewInvoicePage, who: 'admin' },
   { path: '/invoicing/:id', page: InvoicePage, who: 'admin' },
+  { path: '/invoicing/:id/edit', page: EditInvoicePage, who: 'admin' },
   { path: '/team', page: TeamPage, who: 'admin', nav: 'Team' },
   { path: '/settings', page: SettingsPage, who: 'admin', nav: 'Settings' },
+  { path: '/settings/webhooks', page: WebhooksPage, who: 'admin' },
   { path: '/account', page: AccountPage, who: 'all' },
 ];
 

@@ -1,6 +1,7 @@
 /**
- * Every date, time, amount and number the app shows is formatted here, with Intl, in one locale.
- * The locale is the browser's until the workspace has one of its own; switching is `setLocale`.
+ * Every date, time, amount and number the app shows is formatted here, with Intl, in one locale:
+ * the workspace's (its identity's locale, set by the session gate once signed in); the browser's
+ * before that.
  */
 let locale = typeof navigator === 'undefined' ? 'en-US' : navigator.language || 'en-US';
 export const setLocale = (value: string) => {

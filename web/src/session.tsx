@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { api, apiError, queryClient, whenSignedOut, type Outputs } from './api.ts';
+import { setLocale } from './format.ts';
 
 export type Me = Outputs['auth']['me'];
 
@@ -47,7 +48,15 @@ export function SessionGate({ signedIn, signedOut }: { signedIn: ReactNode; sign
     );
   }
   if (!me.data) return <>{signedOut}</>;
-  return <MeContext.Provider value={me.data}>{signedIn}</MeContext.Provider>;
+  // Dates and amounts in the workspace's locale (its identity's, as on invoices); a new locale
+  // mounts the app afresh so every page formats in it.
+  const { locale } = me.data.workspace;
+  setLocale(locale);
+  return (
+    <MeContext.Provider key={locale} value={me.data}>
+      {signedIn}
+    </MeContext.Provider>
+  );
 }
 
 /** After signing in (or setting a password), the answer is the member: no second round trip. */

@@ -1,15 +1,18 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
+import type { Db } from '../../db/index.ts';
 import { projects, recipients, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import { dateOut, emailOut, idOut } from '../fields.ts';
 import { fromMinor } from '../money.ts';
 import type { Scope } from '../scope.ts';
+import { invalidField } from '../../errors.ts';
 import { hoursOf } from '../time/hours.ts';
 import { activeClient, projectsOf } from './store.ts';
 import { nextInvoiceNumber } from './next-number.ts';
 import { priceInvoice } from './price.ts';
-import { billableEntries } from './queries.ts';
+import { billableEntries, findInvoice } from './queries.ts';
+import { assertEditableDraft } from './update.ts';
 import { toLineRecord, toTaxRecord } from './records.ts';
 import { serviceLineInput, taxInput, timeEntryLineInput } from './schemas.ts';
 
@@ -40,6 +43,15 @@ export const composeOutput = z.object({
   ),
   next_number: z.string(),
 });
+
+/** A client's live recipients by name: whom the app offers to send an invoice to. */
+export const liveRecipientsOf = (db: Db, clientId: string) =>
+  db
+    .select({ id: recipients.id, name: recipients.name, email: recipients.email })
+    .from(recipients)
+    .where(and(eq(recipients.clientId, clientId), eq(recipients.deleted, false)))
+    .orderBy(asc(recipients.name))
+    .all();
 
 /** An invoice bills at most this many entries per page load; more are billed in a second invoice. */
 const MAX_UNBILLED = 5000;
@@ -79,12 +91,7 @@ export function composeInvoice(scope: Scope, input: z.output<typeof composeInput
       .where(eq(projects.clientId, client.id))
       .orderBy(asc(projects.name))
       .all(),
-    recipients: db
-      .select({ id: recipients.id, name: recipients.name, email: recipients.email })
-      .from(recipients)
-      .where(and(eq(recipients.clientId, client.id), eq(recipients.deleted, false)))
-      .orderBy(asc(recipients.name))
-      .all(),
+    recipients: liveRecipientsOf(db, client.id),
     unbilled: unbilled.map(({ first, last, seconds, ...e }) => ({ ...e, user_name: `${first} ${last}`.trim(), hours: hoursOf(seconds) })),
     next_number: nextInvoiceNumber(scope).number,
   };
@@ -93,6 +100,7 @@ export function composeInvoice(scope: Scope, input: z.output<typeof composeInput
 export const previewInput = z
   .object({
     client_id: z.string(),
+    invoice_id: z.string().describe("A draft of this client being edited: its own time entries count as unbilled, its currency is used").optional(),
     project_id: z.array(z.string()).max(500).optional(),
     invoice_time_entries: z.array(timeEntryLineInput).max(20000).optional(),
     invoice_services: z.array(serviceLineInput).max(5000).optional(),
@@ -132,10 +140,15 @@ export const previewOutput = z.object({
 export function previewInvoice(scope: Scope, input: z.output<typeof previewInput>): z.output<typeof previewOutput> {
   requireAdmin(scope, 'create invoices');
   const client = activeClient(scope.db, input.client_id);
+  const draft = input.invoice_id === undefined ? null : findInvoice(scope.db, input.invoice_id);
+  if (draft) {
+    assertEditableDraft(draft, 'edited');
+    if (draft.clientId !== client.id) throw invalidField('invoice_id', `is an invoice of another client than ${client.name}`);
+  }
   const { clientProjects, requested } = projectsOf(scope.db, client.id, input.project_id);
-  const entries = billableEntries(scope, input.invoice_time_entries?.map((l) => l.time_entry_id) ?? []);
-  const priced = priceInvoice(input, { clientId: client.id, currency: client.currency, clientProjects, allowedProjects: requested && new Set(requested), entries });
-  const { currency } = client;
+  const entries = billableEntries(scope, input.invoice_time_entries?.map((l) => l.time_entry_id) ?? [], draft?.id);
+  const currency = draft?.currency ?? client.currency;
+  const priced = priceInvoice(input, { clientId: client.id, currency, clientProjects, allowedProjects: requested && new Set(requested), entries });
   return {
     currency,
     lines: priced.lines.map((line) => {

@@ -131,6 +131,7 @@ export function markInvoicePaid(scope: Scope, input: z.output<typeof markPaidInp
 
 /** `invoices.payments`: an invoice's payments by date, and card payments that need a person. */
 export function listPayments(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof paymentsOutput> {
+  requireAdmin(scope, 'see payments');
   const invoice = findInvoice(scope.db, input.invoice_id);
   const rows = scope.db.select().from(payments).where(eq(payments.invoiceId, invoice.id)).orderBy(asc(payments.paidOn), asc(payments.createdAt)).all();
   const unapplied = scope.db

@@ -68,7 +68,7 @@ export const deleteOutput = z.object({ endpoint_id: idOut, deleted: z.literal(tr
 
 export const listOutput = z.object({ items: z.array(endpointRecord) });
 
-const attemptRecord = z.object({
+export const attemptRecord = z.object({
   attempted_at: dateTimeOut,
   /** The receiver's HTTP status; null when no answer came. */
   status_code: z.number().int().nullable(),
@@ -111,3 +111,21 @@ export const redeliverOutput = z.object({ delivery: deliveryRecord });
 export const eventsInput = z.object({ ...cursorInput, type: z.enum(EVENT_TYPES).optional() });
 export const eventRecord = z.object({ id: z.string(), type: z.string(), created_at: dateTimeOut, data: z.record(z.string(), z.unknown()) });
 export const eventsOutput = z.object({ items: z.array(eventRecord), next_cursor: z.string().nullable() });
+
+/** `webhooks.overview`: every endpoint with its latest deliveries, and the event types one may choose. */
+export const overviewInput = z
+  .object({ recent: z.number().int('must be a whole number').min(1, 'must be at least 1').max(50, 'must be at most 50').default(10) })
+  .prefault({});
+export const overviewOutput = z.object({
+  /** What `events` may name besides "*". */
+  event_types: z.array(z.enum(EVENT_TYPES)),
+  items: z.array(
+    z.object({
+      endpoint: endpointRecord,
+      /** How many of its deliveries are in each state (finished ones are kept 30 days). */
+      delivery_counts: z.object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+      /** Its latest deliveries, newest first, each with its latest attempt (`webhooks.deliveries` has every attempt). */
+      recent_deliveries: z.array(deliveryRecord.omit({ attempt_log: true }).extend({ last_attempt: attemptRecord.nullable() })),
+    }),
+  ),
+});

@@ -88,6 +88,7 @@ function toIdentityRecord(identity: Identity, row: IdentityRow | undefined): z.o
 
 /** `workspace.identity`: the identity as stored (sender name as set, "" meaning the default). */
 export function getIdentity(scope: Scope): z.output<typeof identityOutput> {
+  requireAdmin(scope, "see the workspace's identity");
   const row = scope.statements(statements).row.get();
   return { identity: toIdentityRecord(identityOf(row, scope.workspace.name), row) };
 }

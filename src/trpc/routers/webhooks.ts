@@ -11,11 +11,14 @@ import {
   eventsInput,
   eventsOutput,
   listOutput,
+  overviewInput,
+  overviewOutput,
   redeliverInput,
   redeliverOutput,
   updateInput,
   withSecretOutput,
 } from '../../domain/webhooks/schemas.ts';
+import { webhookOverview } from '../../domain/webhooks/overview.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
 /**
@@ -27,6 +30,11 @@ export const webhooksRouter = router({
     .input(z.object({}).optional())
     .output(listOutput)
     .query(({ ctx }) => listEndpoints(ctx.scope)),
+  /** Every endpoint with its delivery counts and latest deliveries, and the event types (the app's page). */
+  overview: workspaceProcedure
+    .input(overviewInput)
+    .output(overviewOutput)
+    .query(({ ctx, input }) => webhookOverview(ctx.scope, input)),
   /** Answers the signing secret, once. */
   create: actingUserProcedure
     .input(createInput)

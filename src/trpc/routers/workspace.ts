@@ -3,6 +3,7 @@ import { detailsOutput, workspaceDetails } from '../../domain/workspace/details.
 import { getIdentity, updateIdentity } from '../../domain/workspace/identity.ts';
 import { getPaymentProcessor, removePaymentProcessor, updatePaymentProcessor } from '../../domain/workspace/payment-processor.ts';
 import { identityOutput, processorOutput, updateIdentityInput, updateProcessorInput } from '../../domain/workspace/schemas.ts';
+import { settingsOutput, workspaceSettings } from '../../domain/workspace/settings.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
 
 /** The workspace's own settings: its details, its identity on invoices and mail, and card payment. */
@@ -12,6 +13,11 @@ export const workspaceRouter = router({
     .input(z.object({}).optional())
     .output(detailsOutput)
     .query(({ ctx }) => workspaceDetails(ctx.scope)),
+  /** Owner/Admin: details, identity and card payment set-up in one call (the app's settings page). */
+  settings: workspaceProcedure
+    .input(z.object({}).optional())
+    .output(settingsOutput)
+    .query(({ ctx }) => workspaceSettings(ctx.scope)),
   /** Legal name, address, tax id, logo, sender, payment instructions, footer, locale. */
   identity: workspaceProcedure
     .input(z.object({}).optional())
@@ -34,7 +40,6 @@ export const workspaceRouter = router({
     .mutation(({ ctx, input }) => updatePaymentProcessor(ctx.scope, input)),
   /** Owner/Admin: card payment off. */
   removePaymentProcessor: actingUserProcedure
-    .input(z.object({}))
     .output(processorOutput)
     .mutation(({ ctx }) => removePaymentProcessor(ctx.scope)),
 });

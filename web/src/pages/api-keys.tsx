@@ -8,6 +8,7 @@ import { TextField } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading } from '../ui/page.tsx';
+import { SecretOnce } from '../ui/secret.tsx';
 import { Table } from '../ui/table.tsx';
 
 type Key = Outputs['apiKeys']['list']['items'][number];
@@ -38,22 +39,7 @@ export function ApiKeys({ personal }: { personal: boolean }) {
   const rows = (keys.data?.items ?? []).filter((k) => (personal ? k.member?.id === me.member.id : true));
   return (
     <>
-      {shown && (
-        <div className="panel key-shown" role="alert">
-          <p>
-            <strong>Copy the new key now:</strong> it is shown only this once.
-          </p>
-          <code className="secret">{shown}</code>
-          <div className="row">
-            <button type="button" className="button" onClick={() => void navigator.clipboard?.writeText(shown).then(() => notify('Key copied'))}>
-              Copy
-            </button>
-            <button type="button" className="button" onClick={() => setShown(null)}>
-              I have copied it
-            </button>
-          </div>
-        </div>
-      )}
+      {shown && <SecretOnce what="new key" secret={shown} onDone={() => setShown(null)} />}
       {keys.data ? (
         <Table
           caption={personal ? 'Your personal API keys' : 'API keys'}

@@ -1,23 +1,17 @@
-import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api, apiError, type Inputs, type Outputs } from '../api.ts';
+import { api, apiError, type Outputs } from '../api.ts';
 import { todayHere } from '../dates.ts';
-import { formatDate, formatHours, formatMoney } from '../format.ts';
+import { formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
 import { TextField } from '../ui/form.tsx';
-import { useDebounced } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { InvoiceLines } from '../ui/invoice-lines.tsx';
+import { describeLine, emptyService, LinesFieldset, linesRequest, PreviewSection, TaxesFieldset, usePreview, type Entry, type Mode, type Service, type Tax } from './invoice-form.tsx';
 
 type Compose = Outputs['invoices']['compose'];
-type Preview = Outputs['invoices']['preview'];
-type Service = { notes: string; quantity: string; unit_amount: string };
-type Tax = { name: string; percentage: string };
-
-const num = (text: string) => Number(text.trim().replace(',', '.'));
 
 function ChooseClient() {
   const [, navigate] = useLocation();
@@ -40,28 +34,13 @@ function ChooseClient() {
   );
 }
 
-/** The lines, taxes and total as the server prices them: what creating the invoice will charge. */
-function PreviewTable({ preview, compose }: { preview: Preview; compose: Compose }) {
-  const describe = (id: string | null, notes: string) => {
-    const e = compose.unbilled.find((x) => x.id === id);
-    return e ? `${formatDate(e.recorded_on)} · ${e.project_name} · ${e.task_name} · ${e.user_name}` : notes || 'Service';
-  };
-  return (
-    <InvoiceLines
-      caption="Invoice preview"
-      lines={preview.lines.map((l, i) => ({ key: String(i), description: describe(l.time_entry_id, l.notes), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
-      totals={preview}
-    />
-  );
-}
-
 function Composer({ compose }: { compose: Compose }) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
-  const [mode, setMode] = useState<'time' | 'services'>(compose.unbilled.length > 0 ? 'time' : 'services');
+  const [mode, setMode] = useState<Mode>(compose.unbilled.length > 0 ? 'time' : 'services');
   const [picked, setPicked] = useState<Set<string>>(() => new Set(compose.unbilled.map((e) => e.id)));
-  const [services, setServices] = useState<Service[]>([{ notes: '', quantity: '1', unit_amount: '' }]);
+  const [services, setServices] = useState<Service[]>([emptyService()]);
   const [taxes, setTaxes] = useState<Tax[]>([]);
   const [number, setNumber] = useState(compose.next_number);
   const [issueDate, setIssueDate] = useState(todayHere());
@@ -72,25 +51,9 @@ function Composer({ compose }: { compose: Compose }) {
   const [attachPdf, setAttachPdf] = useState(true);
   const [payLink, setPayLink] = useState(true);
 
-  const lines = useMemo(() => {
-    const tax_details = taxes.filter((t) => t.name.trim()).map((t) => ({ name: t.name, percentage: num(t.percentage), selected: true }));
-    if (mode === 'time') {
-      const entries = compose.unbilled.filter((e) => picked.has(e.id)).map((e) => ({ time_entry_id: e.id, project_id: e.project_id, task_id: e.task_id, user_id: e.user_id }));
-      return { invoice_time_entries: entries, tax_details };
-    }
-    const rows = services.filter((s) => s.notes.trim() || s.unit_amount.trim()).map((s) => ({ notes: s.notes, quantity: num(s.quantity), unit_amount: num(s.unit_amount) }));
-    return { invoice_services: rows, tax_details };
-  }, [mode, picked, services, taxes, compose.unbilled]);
-  const settled = useDebounced(lines, 300);
-  const lineCount = (settled.invoice_time_entries ?? settled.invoice_services ?? []).length;
-  const previewInput: Inputs['invoices']['preview'] = { client_id: compose.client.id, ...settled };
-  const preview = useQuery({
-    queryKey: ['invoices.preview', previewInput],
-    queryFn: () => api.invoices.preview.query(previewInput),
-    enabled: lineCount > 0,
-    placeholderData: keepPreviousData,
-    retry: false,
-  });
+  const entries: Entry[] = compose.unbilled;
+  const lines = useMemo(() => linesRequest(mode, entries, picked, services, taxes), [mode, entries, picked, services, taxes]);
+  const { preview, count, error: previewError, ready } = usePreview(compose.client.id, lines, true);
 
   const create = useMutation({
     mutationFn: () =>
@@ -115,7 +78,6 @@ function Composer({ compose }: { compose: Compose }) {
   const errors = formErrors(create.error ? apiError(create.error) : null, ['number', 'issue_date', 'due_date', 'notes', 'invoice_time_entries', 'invoice_services', 'tax_details', 'invoice_details'], {
     invoice_number_taken: 'number',
   });
-  const previewError = preview.error ? apiError(preview.error) : null;
   const money = (n: number) => formatMoney(n, compose.client.currency);
 
   return (
@@ -127,95 +89,20 @@ function Composer({ compose }: { compose: Compose }) {
         create.mutate();
       }}
     >
-      <fieldset className="panel">
-        <legend>What to bill</legend>
-        <div className="row" role="radiogroup" aria-label="Lines">
-          <label className="radio">
-            <input type="radio" name="mode" checked={mode === 'time'} onChange={() => setMode('time')} /> Unbilled time ({compose.unbilled.length} entries)
-          </label>
-          <label className="radio">
-            <input type="radio" name="mode" checked={mode === 'services'} onChange={() => setMode('services')} /> Service lines
-          </label>
-        </div>
-        {mode === 'time' ? (
-          compose.unbilled.length === 0 ? (
-            <p className="muted">{compose.client.name} has no approved, unbilled billable time.</p>
-          ) : (
-            <>
-              <Check label="All entries" checked={picked.size === compose.unbilled.length} onChange={(on) => setPicked(new Set(on ? compose.unbilled.map((e) => e.id) : []))} />
-              <ul className="plain entries pick">
-                {compose.unbilled.map((e) => (
-                  <li key={e.id}>
-                    <Check
-                      label={
-                        <>
-                          <span className="entry-hours">{formatHours(e.hours)}</span> {formatDate(e.recorded_on)} · {e.project_name} · {e.task_name} · {e.user_name}
-                          {e.notes && <span className="muted"> — {e.notes}</span>}
-                        </>
-                      }
-                      checked={picked.has(e.id)}
-                      onChange={(on) => {
-                        const next = new Set(picked);
-                        if (on) next.add(e.id);
-                        else next.delete(e.id);
-                        setPicked(next);
-                      }}
-                    />
-                  </li>
-                ))}
-              </ul>
-            </>
-          )
-        ) : (
-          <ul className="plain rows">
-            {services.map((s, i) => (
-              <li key={i} className="inline-form">
-                <Field label={`Description ${i + 1}`}>{(p) => <input {...p} value={s.notes} onChange={(e) => setServices(services.map((x, j) => (j === i ? { ...x, notes: e.target.value } : x)))} />}</Field>
-                <Field label="Quantity">{(p) => <input {...p} inputMode="decimal" value={s.quantity} onChange={(e) => setServices(services.map((x, j) => (j === i ? { ...x, quantity: e.target.value } : x)))} />}</Field>
-                <Field label={`Unit price (${compose.client.currency})`}>
-                  {(p) => <input {...p} inputMode="decimal" value={s.unit_amount} onChange={(e) => setServices(services.map((x, j) => (j === i ? { ...x, unit_amount: e.target.value } : x)))} />}
-                </Field>
-              </li>
-            ))}
-            <li>
-              <button type="button" className="button" onClick={() => setServices([...services, { notes: '', quantity: '1', unit_amount: '' }])}>
-                Add a line
-              </button>
-            </li>
-          </ul>
-        )}
-        <FormError message={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} />
-      </fieldset>
-
-      <fieldset className="panel">
-        <legend>Taxes</legend>
-        <ul className="plain rows">
-          {taxes.map((t, i) => (
-            <li key={i} className="inline-form">
-              <Field label={`Tax ${i + 1}`}>{(p) => <input {...p} value={t.name} onChange={(e) => setTaxes(taxes.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))} />}</Field>
-              <Field label="Percent">{(p) => <input {...p} inputMode="decimal" value={t.percentage} onChange={(e) => setTaxes(taxes.map((x, j) => (j === i ? { ...x, percentage: e.target.value } : x)))} />}</Field>
-              <button type="button" className="button" onClick={() => setTaxes(taxes.filter((_, j) => j !== i))}>
-                Remove<span className="visually-hidden"> tax {i + 1}</span>
-              </button>
-            </li>
-          ))}
-        </ul>
-        <button type="button" className="button" onClick={() => setTaxes([...taxes, { name: 'VAT', percentage: '19' }])}>
-          Add a tax
-        </button>
-        <FormError message={errors.field('tax_details')} />
-      </fieldset>
-
-      <section className="panel" aria-labelledby="preview-title" aria-busy={preview.isFetching}>
-        <h2 id="preview-title">Preview</h2>
-        {lineCount === 0 ? <p className="muted">Pick entries or add a line to see the invoice.</p> : null}
-        {previewError && (
-          <p className="form-error" role="alert">
-            {previewError.details[0] ? `${previewError.details[0].path}: ${previewError.details[0].message}` : previewError.message}
-          </p>
-        )}
-        {preview.data && lineCount > 0 && <PreviewTable preview={preview.data} compose={compose} />}
-      </section>
+      <LinesFieldset
+        clientName={compose.client.name}
+        currency={compose.client.currency}
+        mode={mode}
+        onMode={setMode}
+        entries={entries}
+        picked={picked}
+        onPicked={setPicked}
+        services={services}
+        onServices={setServices}
+        error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')}
+      />
+      <TaxesFieldset taxes={taxes} onTaxes={setTaxes} error={errors.field('tax_details')} />
+      <PreviewSection preview={preview.data} count={count} error={previewError} busy={preview.isFetching} describe={describeLine(entries)} />
 
       <fieldset className="panel grid-form">
         <legend>Invoice</legend>
@@ -264,9 +151,9 @@ function Composer({ compose }: { compose: Compose }) {
       </fieldset>
 
       <div className="row">
-        <button className="button primary" type="submit" disabled={create.isPending || !preview.data || lineCount === 0 || preview.isFetching || previewError !== null}>
+        <button className="button primary" type="submit" disabled={create.isPending || !ready}>
           {send ? 'Create and send' : 'Create invoice'}
-          {preview.data && lineCount > 0 ? ` · ${money(preview.data.total)}` : ''}
+          {preview.data && count > 0 ? ` · ${money(preview.data.total)}` : ''}
         </button>
         <Link className="button" href="/invoicing">
           Cancel

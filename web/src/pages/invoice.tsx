@@ -1,14 +1,21 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'wouter';
+import { useState, type ReactNode } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDate, formatDateTime, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
-import { Badge } from '../ui/badge.tsx';
+import { Badge, InvoiceStatus } from '../ui/badge.tsx';
 import { FormError } from '../ui/field.tsx';
+import { focusWhenShown } from '../ui/hooks.ts';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
+import { describeDetail } from './invoice-form.tsx';
+import { PAYMENT_METHODS, RecordPaymentDialog, SendDialog, VoidDialog, type View } from './invoice-dialogs.tsx';
+
+type Invoice = View['invoice'];
+type Open = 'payment' | 'send' | 'resend' | 'void' | null;
 
 /** Saves the PDF the server rendered (base64 over tRPC) under its own file name. */
 function download(pdf: { filename: string; base64: string }) {
@@ -23,107 +30,251 @@ function download(pdf: { filename: string; base64: string }) {
   window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function InvoicePage() {
+const ISSUED_UNPAID = ['sending', 'sent', 'partially_paid'];
+const methodName = (m: string) => PAYMENT_METHODS.find(([v]) => v === m)?.[1] ?? m;
+const docName = (i: { kind: string; number: string }) => `${i.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${i.number}`;
+
+/** The buttons an invoice's state allows: a draft is edited, sent or deleted; an issued one is paid, resent or voided. */
+function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) {
   const me = useMe();
   const notify = useNotice();
+  const [, navigate] = useLocation();
+  const inv = view.invoice;
+  const pdf = useMutation({ mutationFn: () => api.invoices.pdf.query({ invoice_id: inv.id }), onSuccess: download });
+  const markSent = useMutation({
+    mutationFn: () => api.invoices.markSent.mutate({ email: me.member.email, invoice_id: inv.id }),
+    onSuccess: () => {
+      notify(`${inv.number} marked as sent`);
+      focusWhenShown('invoice-title');
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api.invoices.delete.mutate({ email: me.member.email, invoice_id: inv.id }),
+    onSuccess: () => {
+      notify(`Draft ${inv.number} deleted; its time is unbilled again`);
+      navigate('/invoicing');
+    },
+  });
+  const isInvoice = inv.kind === 'invoice';
+  const draft = inv.status === 'draft';
+  const buttons: ReactNode[] = [];
+  if (isInvoice && ISSUED_UNPAID.includes(inv.status)) {
+    buttons.push(
+      <button key="pay" type="button" className="button primary" onClick={() => open('payment')}>
+        Record a payment
+      </button>,
+    );
+  }
+  if (draft) {
+    buttons.push(
+      <button key="send" type="button" className="button primary" onClick={() => open('send')}>
+        Send now
+      </button>,
+    );
+    if (isInvoice) {
+      buttons.push(
+        <Link key="edit" className="button" href={`/invoicing/${inv.id}/edit`}>
+          Edit
+        </Link>,
+        <button key="mark" type="button" className="button" disabled={markSent.isPending} onClick={() => markSent.mutate()}>
+          Mark as sent
+        </button>,
+      );
+    }
+  } else if (inv.status !== 'void') {
+    buttons.push(
+      <button key="resend" type="button" className="button" onClick={() => open('resend')}>
+        Send again
+      </button>,
+    );
+  }
+  buttons.push(
+    <button key="pdf" type="button" className="button" onClick={() => pdf.mutate()} disabled={pdf.isPending}>
+      {pdf.isPending ? 'Preparing PDF…' : 'Download PDF'}
+    </button>,
+    <a key="public" className="button" href={inv.public_url} target="_blank" rel="noreferrer">
+      Open the public page<span className="visually-hidden"> (new tab)</span>
+    </a>,
+  );
+  if (isInvoice && (draft || ISSUED_UNPAID.includes(inv.status))) {
+    buttons.push(
+      <button key="void" type="button" className="button danger" onClick={() => open('void')}>
+        Void
+      </button>,
+    );
+  }
+  if (isInvoice && draft) {
+    buttons.push(
+      <button key="delete" type="button" className="button danger" disabled={remove.isPending} onClick={() => window.confirm(`Delete draft ${inv.number}? Its time entries become unbilled again.`) && remove.mutate()}>
+        Delete draft
+      </button>,
+    );
+  }
+  const failed = pdf.error ?? markSent.error ?? remove.error;
+  return (
+    <>
+      <div className="row actions-bar">{buttons}</div>
+      <FormError message={failed ? apiError(failed).message : null} />
+    </>
+  );
+}
+
+function Facts({ inv }: { inv: Invoice }) {
+  const money = (n: number) => formatMoney(n, inv.currency);
+  const facts: [string, ReactNode][] = [['Issued', formatDate(inv.issue_date)]];
+  // A credit note is owed nothing: no due date.
+  if (inv.kind === 'invoice') facts.push(['Due', formatDate(inv.due_date)]);
+  facts.push(['Total', money(inv.total)]);
+  if (inv.kind === 'invoice' && inv.status !== 'draft') {
+    facts.push(['Paid', money(inv.amount_paid)], ['Balance due', <strong key="b" className={inv.overdue ? 'overdue' : undefined}>{money(inv.balance_due)}</strong>]);
+  }
+  if (inv.sent_at) facts.push(['Sent', formatDateTime(inv.sent_at)]);
+  if (inv.paid_at) facts.push(['Paid in full', formatDateTime(inv.paid_at)]);
+  if (inv.voided_at) facts.push(['Voided', formatDateTime(inv.voided_at)]);
+  return (
+    <dl className="facts panel">
+      {facts.map(([dt, dd]) => (
+        <div key={dt}>
+          <dt>{dt}</dt>
+          <dd>{dd}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** What cancels this invoice, or what this credit note cancels, as a link both ways. */
+function Related({ view }: { view: View }) {
+  const { invoice: inv, related } = view;
+  if (!related) {
+    return inv.status === 'void' && inv.kind === 'invoice' ? <p className="muted">Voided as a draft: nothing was issued, so no credit note.</p> : null;
+  }
+  return (
+    <p className="panel related">
+      {inv.kind === 'credit_note' ? 'This credit note cancels ' : 'Cancelled by '}
+      <Link id="related-link" href={`/invoicing/${related.id}`}>
+        {docName(related)}
+      </Link>{' '}
+      of {formatDate(related.issue_date)} ({formatMoney(related.total, related.currency)}).
+    </p>
+  );
+}
+
+function Payments({ view }: { view: View }) {
+  const me = useMe();
+  const notify = useNotice();
+  const inv = view.invoice;
+  const { items, unapplied_card_payments: unapplied } = view.payments;
+  const remove = useMutation({
+    mutationFn: (payment_id: string) => api.invoices.deletePayment.mutate({ email: me.member.email, payment_id }),
+    onSuccess: ({ invoice }) => {
+      notify(`Payment deleted; ${formatMoney(invoice.balance_due, invoice.currency)} due`);
+      focusWhenShown('payments-title');
+    },
+  });
+  if (inv.kind !== 'invoice' || (inv.status === 'draft' && items.length === 0)) return null;
+  const money = (n: number) => formatMoney(n, inv.currency);
+  return (
+    <section className="panel" aria-labelledby="payments-title">
+      <h2 id="payments-title" tabIndex={-1}>
+        Payments
+      </h2>
+      <Table
+        caption="Payments"
+        captionHidden
+        rows={items}
+        rowKey={(p) => p.id}
+        empty="No payment recorded yet."
+        columns={[
+          { header: 'Paid on', cell: (p) => formatDate(p.paid_on) },
+          { header: 'Amount', align: 'end', cell: (p) => money(p.amount) },
+          { header: 'Method', cell: (p) => (p.source === 'card_processor' ? 'Card (online)' : methodName(p.method)) },
+          { header: 'Note or reference', cell: (p) => p.reference || '—', className: 'wrap' },
+          {
+            header: <span className="visually-hidden">Actions</span>,
+            label: 'Actions',
+            cell: (p) =>
+              p.source === 'manual' ? (
+                <button type="button" className="button small danger" disabled={remove.isPending} onClick={() => window.confirm(`Delete the payment of ${money(p.amount)} of ${formatDate(p.paid_on)}?`) && remove.mutate(p.id)}>
+                  Delete<span className="visually-hidden"> the payment of {money(p.amount)} of {formatDate(p.paid_on)}</span>
+                </button>
+              ) : null,
+          },
+        ]}
+      />
+      <FormError message={remove.error ? apiError(remove.error).message : null} />
+      {unapplied.length > 0 && (
+        <div className="form-error" role="note">
+          <p>Card payments the processor collected that were not recorded (refund them with the processor, or record them by hand):</p>
+          <ul>
+            {unapplied.map((u) => (
+              <li key={u.event_id}>
+                {formatDateTime(u.received_at)}: {u.amount_minor !== null && u.currency ? `${u.amount_minor} ${u.currency} (minor units)` : 'amount unknown'} — {u.reason}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function InvoicePage() {
   const { id = '' } = useParams<{ id: string }>();
-  const invoice = useQuery({ queryKey: ['invoices.view', id], queryFn: () => api.invoices.view.query({ invoice_id: id }) });
+  const [open, setOpen] = useState<Open>(null);
+  const view = useQuery({
+    queryKey: ['invoices.view', id],
+    queryFn: () => api.invoices.view.query({ invoice_id: id }),
+    // Sending: it becomes sent (or a draft again) when its mail settles.
+    refetchInterval: (q) => (q.state.data?.invoice.status === 'sending' ? 3000 : false),
+  });
   const deliveries = useQuery({
     queryKey: ['invoices.deliveries', id],
     queryFn: () => api.invoices.deliveries.query({ invoice_id: id }),
     // While mail is on its way, look again now and then.
     refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'pending') ? 3000 : false),
   });
-  const pdf = useMutation({ mutationFn: () => api.invoices.pdf.query({ invoice_id: id }), onSuccess: download });
-  const paid = useMutation({ mutationFn: () => api.invoices.markPaid.mutate({ email: me.member.email, invoice_id: id }), onSuccess: () => notify('Marked as paid') });
-  const voided = useMutation({ mutationFn: () => api.invoices.void.mutate({ email: me.member.email, invoice_id: id }), onSuccess: () => notify('Invoice voided; its time is unbilled again') });
-  if (!invoice.data) return <Page title="Invoice"><Loading error={invoice.error} what="the invoice" /></Page>;
-  const inv = invoice.data.invoice;
-  const details = invoice.data.line_details;
-  const describe = (i: number) => {
-    const d = details[i];
-    if (!d) return '';
-    const what = [d.date && formatDate(d.date), d.project_name, d.task_name, d.person_name].filter(Boolean).join(' · ');
-    return [what, d.notes].filter(Boolean).join(' — ') || 'Service';
-  };
-  const money = (n: number) => formatMoney(n, inv.currency);
-  const open = inv.status !== 'paid' && inv.status !== 'void';
-  const failed = pdf.error ?? paid.error ?? voided.error;
+  if (!view.data) {
+    return (
+      <Page title="Invoice">
+        <Loading error={view.error} what="the invoice" />
+      </Page>
+    );
+  }
+  const v = view.data;
+  const inv = v.invoice;
+  const close = () => setOpen(null);
   return (
-    <Page title={`Invoice ${inv.number}`} actions={<Badge status={inv.status} />}>
-      <p>
-        <Link href="/invoicing">← All invoices</Link> · <Link href={`/clients/${inv.client_id}`}>{invoice.data.client_name}</Link>
+    <Page title={docName(inv)} titleId="invoice-title" actions={<InvoiceStatus invoice={inv} />}>
+      <p className="crumbs">
+        <Link href="/invoicing">← All invoices</Link> · <Link href={`/clients/${inv.client_id}`}>{v.client_name}</Link>
       </p>
-      <div className="row actions-bar">
-        <button type="button" className="button" onClick={() => pdf.mutate()} disabled={pdf.isPending}>
-          {pdf.isPending ? 'Preparing PDF…' : 'Download PDF'}
-        </button>
-        <a className="button" href={inv.public_url} target="_blank" rel="noreferrer">
-          Open the public page<span className="visually-hidden"> (new tab)</span>
-        </a>
-        {open && (
-          <button type="button" className="button primary" onClick={() => paid.mutate()} disabled={paid.isPending}>
-            Mark as paid
-          </button>
-        )}
-        {open && (
-          <button type="button" className="button danger" onClick={() => window.confirm(`Void invoice ${inv.number}? Its time entries become unbilled again.`) && voided.mutate()} disabled={voided.isPending}>
-            Void
-          </button>
-        )}
-      </div>
-      <FormError message={failed ? apiError(failed).message : null} />
-      <dl className="facts panel">
-        <div>
-          <dt>Issued</dt>
-          <dd>{formatDate(inv.issue_date)}</dd>
-        </div>
-        <div>
-          <dt>Due</dt>
-          <dd>{formatDate(inv.due_date)}</dd>
-        </div>
-        <div>
-          <dt>Total</dt>
-          <dd>{money(inv.total)}</dd>
-        </div>
-        {inv.sent_at && (
-          <div>
-            <dt>Sent</dt>
-            <dd>{formatDateTime(inv.sent_at)}</dd>
-          </div>
-        )}
-        {inv.paid_at && (
-          <div>
-            <dt>Paid</dt>
-            <dd>{formatDateTime(inv.paid_at)}</dd>
-          </div>
-        )}
-        {inv.voided_at && (
-          <div>
-            <dt>Voided</dt>
-            <dd>{formatDateTime(inv.voided_at)}</dd>
-          </div>
-        )}
-      </dl>
+      <ActionsBar view={v} open={setOpen} />
+      <Related view={v} />
+      <Facts inv={inv} />
+      <Payments view={v} />
       <section className="panel" aria-labelledby="lines">
         <h2 id="lines">Lines</h2>
         <InvoiceLines
           caption="Lines"
-          lines={inv.lines.map((l, i) => ({ key: l.id, description: describe(i), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
+          lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(v.line_details[i]), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
           totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
         />
+        {inv.notes && <p className="notes">{inv.notes}</p>}
       </section>
-      <section className="panel" aria-labelledby="mail">
-        <h2 id="mail">E-mail</h2>
+      <section className="panel" aria-labelledby="mail-title">
+        <h2 id="mail-title" tabIndex={-1}>
+          E-mail
+        </h2>
         {deliveries.data ? (
           <Table
             caption="Messages"
             captionHidden
             rows={deliveries.data.items}
             rowKey={(d) => d.id}
-            empty="This invoice was not sent by e-mail."
+            empty="Nothing sent by e-mail yet."
             columns={[
-              { header: 'To', cell: (d) => (d.to_name ? `${d.to_name} <${d.to_address}>` : d.to_address) },
+              { header: 'To', cell: (d) => (d.to_name ? `${d.to_name} <${d.to_address}>` : d.to_address), className: 'wrap' },
               { header: 'Status', cell: (d) => <Badge status={d.status} /> },
               { header: 'Sent', cell: (d) => (d.sent_at ? formatDateTime(d.sent_at) : d.last_error ? `Retrying: ${d.last_error}` : '—') },
             ]}
@@ -132,6 +283,9 @@ export function InvoicePage() {
           <Loading error={deliveries.error} what="the messages" />
         )}
       </section>
+      {open === 'payment' && <RecordPaymentDialog invoice={inv} onClose={close} />}
+      {(open === 'send' || open === 'resend') && <SendDialog view={v} again={open === 'resend'} onClose={close} />}
+      {open === 'void' && <VoidDialog invoice={inv} onClose={close} />}
     </Page>
   );
 }

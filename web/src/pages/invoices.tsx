@@ -1,19 +1,43 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api } from '../api.ts';
+import { api, type Inputs } from '../api.ts';
 import { formatDate, formatMoney } from '../format.ts';
-import { Badge } from '../ui/badge.tsx';
-import { Field } from '../ui/field.tsx';
+import { InvoiceStatus } from '../ui/badge.tsx';
+import { SelectField } from '../ui/form.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
 
-export const INVOICE_STATUSES = ['draft', 'sending', 'sent', 'partially_paid', 'paid', 'void'] as const;
-type Status = (typeof INVOICE_STATUSES)[number];
+/** The status filter: the statuses, and overdue (derived: a balance due after the due date). */
+const STATUS_FILTERS = [
+  ['', 'All'],
+  ['draft', 'Draft'],
+  ['sending', 'Sending'],
+  ['sent', 'Sent'],
+  ['partially_paid', 'Partly paid'],
+  ['overdue', 'Overdue'],
+  ['paid', 'Paid'],
+  ['void', 'Void'],
+] as const;
+const KIND_FILTERS = [
+  ['', 'Invoices and credit notes'],
+  ['invoice', 'Invoices'],
+  ['credit_note', 'Credit notes'],
+] as const;
+type StatusFilter = (typeof STATUS_FILTERS)[number][0];
+type KindFilter = (typeof KIND_FILTERS)[number][0];
+
+const oneOf = <V extends string>(options: readonly (readonly [V, string])[], value: string | null): V => options.find(([v]) => v === value)?.[0] ?? options[0]![0];
 
 export function InvoicesPage() {
   const [, navigate] = useLocation();
-  const status = (new URLSearchParams(useSearch()).get('status') ?? '') as Status | '';
-  const input = { limit: 200, ...(status ? { status } : {}) };
+  const params = new URLSearchParams(useSearch());
+  const status = oneOf(STATUS_FILTERS, params.get('status'));
+  const kind = oneOf(KIND_FILTERS, params.get('kind'));
+  const go = (next: { status: StatusFilter; kind: KindFilter }) => {
+    const q = new URLSearchParams(Object.entries(next).filter(([, v]) => v));
+    navigate(q.size ? `/invoicing?${q}` : '/invoicing');
+  };
+  const input: Inputs['invoices']['list'] = { limit: 200, ...(status === 'overdue' ? { overdue: true } : status ? { status } : {}), ...(kind && { kind }) };
   const invoices = useQuery({ queryKey: ['invoices.list', input], queryFn: () => api.invoices.list.query(input), placeholderData: (previous) => previous });
   const clients = useQuery({ queryKey: ['clients.list', { limit: 200 }], queryFn: () => api.clients.list.query({ limit: 200 }) });
   const clientName = (id: string) => clients.data?.items.find((c) => c.id === id)?.name ?? '';
@@ -29,18 +53,8 @@ export function InvoicesPage() {
       }
     >
       <div className="toolbar">
-        <Field label="Status" className="inline">
-          {(p) => (
-            <select {...p} value={status} onChange={(e) => navigate(e.target.value ? `/invoicing?status=${e.target.value}` : '/invoicing')}>
-              <option value="">All</option>
-              {INVOICE_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {s === 'partially_paid' ? 'Partly paid' : s[0]!.toUpperCase() + s.slice(1)}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField label="Status" className="inline" value={status} options={STATUS_FILTERS} onChange={(s) => go({ status: s, kind })} />
+        <SelectField label="Kind" className="inline" value={kind} options={KIND_FILTERS} onChange={(k) => go({ status, kind: k })} />
       </div>
       {invoices.data ? (
         <Table
@@ -48,14 +62,15 @@ export function InvoicesPage() {
           captionHidden
           rows={rows}
           rowKey={(i) => i.id}
-          empty={status ? 'No invoices with this status.' : 'No invoices yet.'}
+          empty={status || kind ? 'Nothing matches these filters.' : 'No invoices yet.'}
           columns={[
-            { header: 'Number', cell: (i) => <Link href={`/invoicing/${i.id}`}>{i.number}</Link> },
-            { header: 'Client', cell: (i) => clientName(i.client_id) },
+            { header: 'Number', cell: (i) => <Link href={`/invoicing/${i.id}`}>{i.number}</Link>, className: 'wrap' },
+            { header: 'Client', cell: (i) => clientName(i.client_id), className: 'wrap' },
             { header: 'Issued', cell: (i) => formatDate(i.issue_date) },
             { header: 'Due', cell: (i) => formatDate(i.due_date) },
             { header: 'Total', align: 'end', cell: (i) => formatMoney(i.total, i.currency) },
-            { header: 'Status', cell: (i) => <Badge status={i.status} /> },
+            { header: 'Balance due', align: 'end', cell: (i) => (i.balance_due > 0 ? formatMoney(i.balance_due, i.currency) : '—') },
+            { header: 'Status', cell: (i) => <InvoiceStatus invoice={i} /> },
           ]}
         />
       ) : (

@@ -1,15 +1,20 @@
 import { useEffect, type ReactNode } from 'react';
 import { apiError } from '../api.ts';
 
-/** One page: its title (also the document's), actions beside it, and its content. */
-export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+/**
+ * One page: its title (also the document's), actions beside it, and its content. `titleId` lets a
+ * page move focus to its heading after a change (a dialog closing on what it changed).
+ */
+export function Page({ title, titleId, actions, children }: { title: string; titleId?: string; actions?: ReactNode; children: ReactNode }) {
   useEffect(() => {
     document.title = `${title} · hourbook`;
   }, [title]);
   return (
     <>
       <div className="page-head">
-        <h1>{title}</h1>
+        <h1 id={titleId} tabIndex={titleId ? -1 : undefined}>
+          {title}
+        </h1>
         {actions && <div className="actions">{actions}</div>}
       </div>
       {children}
