@@ -1,25 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
 import { timeEntries } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { createServices, type AppServices } from '../src/services.ts';
-import { DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, overflowX, PHONE, SCREENSHOTS, screenshots, seriousViolations } from './helpers/browser.ts';
+import type { AppServices } from '../src/services.ts';
+import { prepareApp } from './helpers/app-server.ts';
+import { checkPage, DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeRecipient, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { readPdf } from './helpers/pdf.ts';
-import { freePort, startSmtp, type Received } from './helpers/smtp.ts';
+import { mailTo as mailToOf } from './helpers/smtp.ts';
 
 /**
  * The billing screens in real Chromium against a real server, workspace file, SMTP server and
@@ -37,11 +34,10 @@ const DESKTOP_SHOT = { width: 1280, height: 800 };
 const OWNER = 'olga@bill.test';
 const MEMBER = 'mia@bill.test';
 
-let dataDir: string;
+let prepared: Awaited<ReturnType<typeof prepareApp>>;
 let port: number;
-let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let smtp: Awaited<ReturnType<typeof prepareApp>>['smtp'];
 let services: AppServices;
-let server: RunningServer;
 let browser: Browser;
 let owner: Page;
 let member: Page;
@@ -53,29 +49,13 @@ let droppedEntry = '';
 const app = (path = '') => `http://bill.localhost:${port}${path}`;
 const checked: string[] = [];
 
-/** No serious accessibility finding at desktop or phone width, nothing wider than a phone, photographed. */
+/** Every page: checked (axe, phone width) and photographed at 1280×800 and 390×844. */
 async function look(page: Page, name: string) {
-  await page.waitForLoadState('networkidle');
-  expect(await seriousViolations(page), `${name}: axe`).toEqual([]);
-  await page.setViewportSize(PHONE);
-  const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 8)`);
-  expect(await overflowX(page), `${name} scrolls sideways at 390 px: ${JSON.stringify(wide)}`).toBeLessThanOrEqual(0);
-  expect(await seriousViolations(page), `${name} (phone): axe`).toEqual([]);
-  await page.setViewportSize(DESKTOP);
-  await screenshots(page, name, { dir: SHOTS, desktop: DESKTOP_SHOT });
+  await checkPage(page, name, { dir: SHOTS, desktop: DESKTOP_SHOT });
   checked.push(name);
 }
 
-async function mailTo(address: string, timeoutMs = 20_000): Promise<Received> {
-  const started = Date.now();
-  for (;;) {
-    const found = smtp.received.find((r) => r.rcptTo.includes(address));
-    if (found) return found;
-    if (Date.now() - started > timeoutMs) throw new Error(`no mail to ${address}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
+const mailTo = (address: string) => mailToOf(smtp, address);
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 const facts = (page: Page, term: string) => page.locator('.facts div', { has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd');
@@ -128,9 +108,6 @@ async function seed(apiKey: string) {
 
 describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'hourbook-billing-'));
-    port = await freePort();
-    smtp = await startSmtp();
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
@@ -140,19 +117,10 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_URL: `http://{subdomain}.localhost:${port}`,
-      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-      MAIL_FROM: 'hourbook <no-reply@bill.test>',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '0',
-      // The receiver is on this machine.
-      WEBHOOK_ALLOW_PRIVATE: '1',
-    };
-    services = createServices(loadConfig(env), { logger: pino({ level: 'silent' }) });
-    server = await startServer(services, { port, host: '127.0.0.1' });
+    // The receiver is on this machine.
+    prepared = await prepareApp('bill.test', { WEBHOOK_ALLOW_PRIVATE: '1' });
+    ({ port, smtp } = prepared);
+    ({ services } = await prepared.start());
     const created = provisionWorkspace(services.registry, { subdomain: 'bill', timeZone: 'Europe/Berlin', owner: { email: OWNER, firstName: 'Olga', lastName: 'Owner' } }, new Date());
     await seed(created.apiKey);
     browser = await launchChromium();
@@ -162,10 +130,8 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await smtp?.close();
+    await prepared?.close();
     await new Promise((resolve) => receiver?.close(resolve));
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('records a partial payment, then the rest: partly paid, then paid with nothing due', async () => {

@@ -1,21 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
-import pino from 'pino';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
 import { teamMembers } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { createServices, type AppServices } from '../src/services.ts';
-import { DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, overflowX, PHONE, screenshots, seriousViolations } from './helpers/browser.ts';
+import type { AppServices } from '../src/services.ts';
+import { prepareApp } from './helpers/app-server.ts';
+import { checkPage, DESKTOP, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
 import { send } from './helpers/http.ts';
-import { freePort, startSmtp, type Received } from './helpers/smtp.ts';
+import { mailTo as mailToOf } from './helpers/smtp.ts';
 
 /**
  * The web app's whole story in real Chromium against a real server, real workspace files and a real
@@ -32,11 +27,10 @@ const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
 const PASSWORD = 'a long owner password';
 const MEMBER_PASSWORD = 'the member password';
 
-let dataDir: string;
+let prepared: Awaited<ReturnType<typeof prepareApp>>;
 let port: number;
-let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let smtp: Awaited<ReturnType<typeof prepareApp>>['smtp'];
 let services: AppServices;
-let server: RunningServer;
 let browser: Browser;
 let ownerContext: BrowserContext;
 let owner: Page;
@@ -49,28 +43,13 @@ const checked: string[] = [];
 /** A link of the main navigation. */
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
-/** Every page the story shows: no serious accessibility finding, nothing wider than a phone, photographed. */
+/** Every page the story shows: checked (axe, phone width) and photographed. */
 async function look(page: Page, name: string) {
-  await page.waitForLoadState('networkidle');
-  const violations = await seriousViolations(page);
-  expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
-  await page.setViewportSize(PHONE);
-  expect(await overflowX(page), `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
-  expect(await seriousViolations(page), `${name} (phone)`).toEqual([]);
-  await page.setViewportSize(DESKTOP);
-  await screenshots(page, name);
+  await checkPage(page, name);
   checked.push(name);
 }
 
-async function mailTo(address: string, timeoutMs = 20_000): Promise<Received> {
-  const started = Date.now();
-  for (;;) {
-    const found = smtp.received.find((r) => r.rcptTo.includes(address));
-    if (found) return found;
-    if (Date.now() - started > timeoutMs) throw new Error(`no mail to ${address}; got ${smtp.received.map((r) => r.rcptTo.join()).join('; ')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const mailTo = (address: string) => mailToOf(smtp, address);
 
 const linkIn = (text: string) => {
   const m = /(http:\/\/\S+\/set-password#token=[A-Za-z0-9_-]+)/.exec(text);
@@ -80,22 +59,11 @@ const linkIn = (text: string) => {
 
 describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'hourbook-web-'));
-    port = await freePort();
-    smtp = await startSmtp();
-    const env = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      PUBLIC_URL: `http://{subdomain}.localhost:${port}`,
-      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-      MAIL_FROM: 'hourbook <no-reply@story.test>',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '0',
-    };
+    prepared = await prepareApp('story.test');
+    ({ port, smtp } = prepared);
     // The workspace as an operator makes it: the command line prints the Owner's link.
-    cliOutput = (await exec(process.execPath, [BIN, 'workspace', 'create', 'story', '--owner-email', 'owner@story.test', '--owner-first-name', 'Olga', '--owner-last-name', 'Owner'], { env: { ...process.env, ...env } })).stdout;
-    services = createServices(loadConfig(env), { logger: pino({ level: 'silent' }) });
-    server = await startServer(services, { port, host: '127.0.0.1' });
+    cliOutput = (await exec(process.execPath, [BIN, 'workspace', 'create', 'story', '--owner-email', 'owner@story.test', '--owner-first-name', 'Olga', '--owner-last-name', 'Owner'], { env: { ...process.env, ...prepared.env } })).stdout;
+    ({ services } = await prepared.start());
     browser = await launchChromium();
     ownerContext = await browser.newContext({ viewport: DESKTOP, locale: 'en-US', bypassCSP: true });
     owner = await ownerContext.newPage();
@@ -103,9 +71,7 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await smtp?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await prepared?.close();
   });
 
   it('the Owner sets a password from the printed link and invites a Member by e-mail', async () => {

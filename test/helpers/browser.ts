@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -59,4 +60,20 @@ export async function screenshots(page: Page, name: string, opts: { dir?: string
     await page.screenshot({ path: join(dir, `${name}-${label}.png`), fullPage: true });
   }
   if (viewport) await page.setViewportSize(viewport);
+}
+
+/**
+ * What every page of the browser tests must pass: no serious accessibility finding at desktop or
+ * phone width, nothing wider than a 390 px phone; then it is photographed (see `screenshots`).
+ */
+export async function checkPage(page: Page, name: string, opts: { dir?: string; desktop?: { width: number; height: number } } = {}): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const violations = await seriousViolations(page);
+  expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
+  await page.setViewportSize(PHONE);
+  const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > ${PHONE.width + 1}).map((e) => e.tagName + '.' + e.className).slice(0, 8)`);
+  expect(await overflowX(page), `${name} scrolls sideways at 390 px: ${JSON.stringify(wide)}`).toBeLessThanOrEqual(0);
+  expect(await seriousViolations(page), `${name} (phone)`).toEqual([]);
+  await page.setViewportSize(DESKTOP);
+  await screenshots(page, name, opts);
 }

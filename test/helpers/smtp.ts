@@ -40,3 +40,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+
+/** The first message the server caught for this address, waiting for it up to `timeoutMs`. */
+export async function mailTo(smtp: { received: Received[] }, address: string, timeoutMs = 20_000): Promise<Received> {
+  const started = Date.now();
+  for (;;) {
+    const found = smtp.received.find((r) => r.rcptTo.includes(address));
+    if (found) return found;
+    if (Date.now() - started > timeoutMs) throw new Error(`no mail to ${address}; got ${smtp.received.map((r) => r.rcptTo.join()).join('; ')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -5,7 +5,7 @@ import { api, apiError, type Inputs, type Outputs } from '../api.ts';
 import { formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -97,14 +97,7 @@ function DraftEditor({ view, compose }: { view: View; compose: Compose }) {
   const total = touched ? preview.data?.total : inv.total;
 
   return (
-    <form
-      className="stack"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        save.mutate();
-      }}
-    >
+    <Form className="stack" onSubmit={() => save.mutate()}>
       <LinesFieldset
         clientName={view.client_name}
         currency={inv.currency}
@@ -154,7 +147,7 @@ function DraftEditor({ view, compose }: { view: View; compose: Compose }) {
           Cancel
         </Link>
       </div>
-    </form>
+    </Form>
   );
 }
 

@@ -6,7 +6,7 @@ import { todayHere } from '../dates.ts';
 import { formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { describeLine, emptyService, LinesFieldset, linesRequest, PreviewSection, TaxesFieldset, usePreview, type Entry, type Mode, type Service, type Tax } from './invoice-form.tsx';
@@ -81,14 +81,7 @@ function Composer({ compose }: { compose: Compose }) {
   const money = (n: number) => formatMoney(n, compose.client.currency);
 
   return (
-    <form
-      className="stack"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        create.mutate();
-      }}
-    >
+    <Form className="stack" onSubmit={() => create.mutate()}>
       <LinesFieldset
         clientName={compose.client.name}
         currency={compose.client.currency}
@@ -159,7 +152,7 @@ function Composer({ compose }: { compose: Compose }) {
           Cancel
         </Link>
       </div>
-    </form>
+    </Form>
   );
 }
 
