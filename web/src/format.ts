@@ -1,6 +1,7 @@
 /**
- * Every date, time, amount and number the app shows is formatted here, with Intl, in one locale.
- * The locale is the browser's until the workspace has one of its own; switching is `setLocale`.
+ * Every date, time, amount and number the app shows is formatted here, with Intl, in one locale:
+ * the browser's until the signed-in member's workspace is known, then the workspace's (`setLocale`,
+ * from `auth.me`), the same one its invoices are printed in.
  */
 let locale = typeof navigator === 'undefined' ? 'en-US' : navigator.language || 'en-US';
 export const setLocale = (value: string) => {
@@ -23,6 +24,7 @@ const day = (date: string) => new Date(`${date}T00:00:00Z`);
 export const formatDate = (date: string) => fmt('date', () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' })).format(day(date));
 export const formatWeekday = (date: string) => fmt('weekday', () => new Intl.DateTimeFormat(locale, { weekday: 'short', timeZone: 'UTC' })).format(day(date));
 export const formatDayMonth = (date: string) => fmt('daymonth', () => new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' })).format(day(date));
+export const formatMonth = (date: string) => fmt('month', () => new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' })).format(day(date));
 export const formatLongDay = (date: string) =>
   fmt('longday', () => new Intl.DateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' })).format(day(date));
 

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { api, apiError, queryClient, whenSignedOut, type Outputs } from './api.ts';
+import { setLocale } from './format.ts';
 
 export type Me = Outputs['auth']['me'];
 
@@ -47,6 +48,7 @@ export function SessionGate({ signedIn, signedOut }: { signedIn: ReactNode; sign
     );
   }
   if (!me.data) return <>{signedOut}</>;
+  setLocale(me.data.workspace.locale);
   return <MeContext.Provider value={me.data}>{signedIn}</MeContext.Provider>;
 }
 

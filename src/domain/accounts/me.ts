@@ -1,6 +1,7 @@
 import { isAdmin } from '../access.ts';
 import type { ActorScope, Scope } from '../scope.ts';
 import type { ActingUser } from '../team-members/acting-user.ts';
+import { readIdentity } from '../workspace/identity.ts';
 import { managesAnyProject } from './queries.ts';
 import type { MeRecord } from './schemas.ts';
 
@@ -16,7 +17,7 @@ export function meOf(scope: Pick<Scope, 'statements' | 'workspace'>, member: Act
       time_zone: member.timeZone,
       organization_role: member.organizationRole,
     },
-    workspace: { id, name, subdomain, time_zone: timeZone },
+    workspace: { id, name, subdomain, time_zone: timeZone, locale: readIdentity(scope).locale },
     is_admin: isAdmin(member),
     manages_projects: managesAnyProject(scope, member.id),
     session_expires_at: sessionExpiresAt,
