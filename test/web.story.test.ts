@@ -13,7 +13,7 @@ import { teamMembers } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { createServices, type AppServices } from '../src/services.ts';
-import { DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, overflowX, PHONE, screenshots, seriousViolations } from './helpers/browser.ts';
+import { DESKTOP, hasChromium, launchChromium, look as lookAt, nav, NO_CHROMIUM } from './helpers/browser.ts';
 import { send } from './helpers/http.ts';
 import { freePort, startSmtp, type Received } from './helpers/smtp.ts';
 
@@ -46,21 +46,7 @@ let cliOutput: string;
 const app = (subdomain = 'story') => `http://${subdomain}.localhost:${port}`;
 const checked: string[] = [];
 
-/** A link of the main navigation. */
-const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
-
-/** Every page the story shows: no serious accessibility finding, nothing wider than a phone, photographed. */
-async function look(page: Page, name: string) {
-  await page.waitForLoadState('networkidle');
-  const violations = await seriousViolations(page);
-  expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
-  await page.setViewportSize(PHONE);
-  expect(await overflowX(page), `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
-  expect(await seriousViolations(page), `${name} (phone)`).toEqual([]);
-  await page.setViewportSize(DESKTOP);
-  await screenshots(page, name);
-  checked.push(name);
-}
+const look = (page: Page, name: string) => lookAt(page, name, checked);
 
 async function mailTo(address: string, timeoutMs = 20_000): Promise<Received> {
   const started = Date.now();
@@ -191,7 +177,7 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
     await memberPage.getByRole('button', { name: 'Save password and sign in' }).click();
     await memberPage.getByRole('heading', { name: 'Timesheet' }).waitFor();
     // A Member's navigation has no Owner pages.
-    await expect.poll(() => memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Timesheet', 'Mia Member']);
+    await expect.poll(() => memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Timesheet', 'Reports', 'Mia Member']);
 
     const addButtons = memberPage.getByRole('button', { name: /^Add time on / });
     const hours = ['8', '7:30', '6.5', '8', '4:15'];

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -40,7 +41,8 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 /** How far the page reaches past the viewport's width (0: no sideways scrolling). */
 export const overflowX = (page: Page) => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
 
-export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+/** Where screenshots go: `test-results/screenshots/`, or `SCREENSHOTS_DIR` (e.g. a directory outside the repo). */
+export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(process.cwd(), 'test-results', 'screenshots');
 
 /** Saves the page at desktop and phone width (full page) for a person to look at. */
 export async function screenshots(page: Page, name: string): Promise<void> {
@@ -55,4 +57,23 @@ export async function screenshots(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
   }
   if (viewport) await page.setViewportSize(viewport);
+}
+
+/** A link of the main navigation. */
+export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+
+/**
+ * Every page a browser test shows: no serious accessibility finding at desktop or phone width,
+ * nothing wider than a 390 px phone, photographed at both widths; its name is added to `seen`.
+ */
+export async function look(page: Page, name: string, seen: string[]): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const violations = await seriousViolations(page);
+  expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
+  await page.setViewportSize(PHONE);
+  expect(await overflowX(page), `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+  expect(await seriousViolations(page), `${name} (phone)`).toEqual([]);
+  await page.setViewportSize(DESKTOP);
+  await screenshots(page, name);
+  seen.push(name);
 }

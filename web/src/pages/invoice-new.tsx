@@ -14,6 +14,7 @@ import { InvoiceLines } from '../ui/invoice-lines.tsx';
 
 type Compose = Outputs['invoices']['compose'];
 type Preview = Outputs['invoices']['preview'];
+type Draft = Outputs['reports']['invoiceDraft'];
 type Service = { notes: string; quantity: string; unit_amount: string };
 type Tax = { name: string; percentage: string };
 
@@ -55,12 +56,27 @@ function PreviewTable({ preview, compose }: { preview: Preview; compose: Compose
   );
 }
 
-function Composer({ compose }: { compose: Compose }) {
+/**
+ * Started from the unbilled work report (`?draft=1&to=…[&project=…]`): the entries
+ * `reports.invoiceDraft` says that line of the report bills, which the composer preselects.
+ */
+function DraftNote({ draft }: { draft: Draft }) {
+  return (
+    <p className="panel" role="status">
+      From unbilled work: {draft.entries} {draft.entries === 1 ? 'entry' : 'entries'} ({formatHours(draft.hours)} h, {formatMoney(draft.amount, draft.currency)}) are selected.
+      {draft.remaining_entries > 0 && ` ${draft.remaining_entries} more wait for the next invoice (one invoice bills at most 5,000 entries).`}
+    </p>
+  );
+}
+
+function Composer({ compose, preselect }: { compose: Compose; preselect: ReadonlySet<string> | null }) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
   const [mode, setMode] = useState<'time' | 'services'>(compose.unbilled.length > 0 ? 'time' : 'services');
-  const [picked, setPicked] = useState<Set<string>>(() => new Set(compose.unbilled.map((e) => e.id)));
+  const [picked, setPicked] = useState<Set<string>>(() => new Set(compose.unbilled.filter((e) => preselect?.has(e.id) ?? true).map((e) => e.id)));
+  // Started from unbilled work: the entries being billed come first (a stable sort keeps their order).
+  const listed = preselect ? [...compose.unbilled].sort((a, b) => Number(preselect.has(b.id)) - Number(preselect.has(a.id))) : compose.unbilled;
   const [services, setServices] = useState<Service[]>([{ notes: '', quantity: '1', unit_amount: '' }]);
   const [taxes, setTaxes] = useState<Tax[]>([]);
   const [number, setNumber] = useState(compose.next_number);
@@ -144,7 +160,7 @@ function Composer({ compose }: { compose: Compose }) {
             <>
               <Check label="All entries" checked={picked.size === compose.unbilled.length} onChange={(on) => setPicked(new Set(on ? compose.unbilled.map((e) => e.id) : []))} />
               <ul className="plain entries pick">
-                {compose.unbilled.map((e) => (
+                {listed.map((e) => (
                   <li key={e.id}>
                     <Check
                       label={
@@ -276,17 +292,46 @@ function Composer({ compose }: { compose: Compose }) {
   );
 }
 
+/** The draft the address asks for (`draft=1`, with `to` and optionally `project`), or null. */
+function draftInput(params: URLSearchParams, clientId: string | null): Inputs['reports']['invoiceDraft'] | null {
+  if (clientId === null || params.get('draft') !== '1') return null;
+  const project = params.get('project');
+  const to = params.get('to');
+  return { client_id: clientId, ...(project ? { project_ids: [project] } : {}), ...(to ? { to } : {}) };
+}
+
 export function NewInvoicePage() {
-  const clientId = new URLSearchParams(useSearch()).get('client');
+  const params = new URLSearchParams(useSearch());
+  const clientId = params.get('client');
+  const fromDraft = draftInput(params, clientId);
   const compose = useQuery({
     queryKey: ['invoices.compose', clientId],
     queryFn: () => api.invoices.compose.query({ client_id: clientId! }),
     enabled: clientId !== null,
     staleTime: Infinity,
   });
+  const draft = useQuery({
+    queryKey: ['reports.invoiceDraft', fromDraft],
+    queryFn: () => api.reports.invoiceDraft.query(fromDraft!),
+    enabled: fromDraft !== null,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const draftSettled = fromDraft === null || draft.data !== undefined || draft.error !== null;
+  const preselect = draft.data ? new Set(draft.data.request.invoice_time_entries.map((l) => l.time_entry_id)) : fromDraft ? new Set<string>() : null;
   return (
     <Page title={compose.data ? `New invoice for ${compose.data.client.name}` : 'New invoice'}>
-      {clientId === null ? <ChooseClient /> : compose.data ? <Composer compose={compose.data} /> : <Loading error={compose.error} what="the client's unbilled work" />}
+      {clientId === null ? (
+        <ChooseClient />
+      ) : compose.data && draftSettled ? (
+        <>
+          {draft.data && <DraftNote draft={draft.data} />}
+          {draft.error && <FormError message={apiError(draft.error).message} />}
+          <Composer compose={compose.data} preselect={preselect} />
+        </>
+      ) : (
+        <Loading error={compose.error} what="the client's unbilled work" />
+      )}
     </Page>
   );
 }
