@@ -46,6 +46,16 @@ export function bundleSize(dist = WEB_DIST): { js: number; css: number } {
   return size;
 }
 
+/**
+ * Gzipped JavaScript a first visit downloads: the scripts index.html names (entry and preloads).
+ * The other pages, and the report's chart library, come as they are opened.
+ */
+export function firstVisitJs(dist = WEB_DIST): number {
+  const html = readFileSync(join(dist, 'index.html'), 'utf8');
+  const scripts = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+\.js)"/g)].map((m) => m[1]!);
+  return scripts.reduce((sum, file) => sum + gzipSync(readFileSync(join(dist, 'assets', file)), { level: 9 }).length, 0);
+}
+
 /** Milliseconds from navigation to `ready` on a page of a fresh context (nothing cached). */
 async function coldLoad(browser: Browser, url: string, ready: (page: Page) => Promise<unknown>, cookie?: { name: string; value: string; domain: string }): Promise<number> {
   const context = await browser.newContext();
@@ -62,6 +72,7 @@ async function coldLoad(browser: Browser, url: string, ready: (page: Page) => Pr
 export async function run(): Promise<void> {
   const size = bundleSize();
   console.log(`bundle: JavaScript ${kb(size.js).toFixed(1)} KB gzipped (budget ${JS_BUDGET_KB} KB: ${((100 * kb(size.js)) / JS_BUDGET_KB).toFixed(0)} % used), CSS ${kb(size.css).toFixed(1)} KB`);
+  console.log(`  of which a first visit loads ${kb(firstVisitJs()).toFixed(1)} KB; every other page (and the reports' chart) when opened`);
   if (!hasChromium) {
     console.log(NO_CHROMIUM);
     return;
