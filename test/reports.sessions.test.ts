@@ -162,3 +162,15 @@ describe('reports.filterOptions (the time report page’s filter lists)', () => 
     await expect(env.alpha.caller.reports.filterOptions({ client_ids: [data.client.id] } as never)).rejects.toMatchObject({ cause: { code: 'validation_failed' } });
   });
 });
+
+describe('a query POSTed because its input is too long for a URL', () => {
+  it('runs as the query it is, behind the CSRF guard of every cookie POST', async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    const input = { from: '2026-11-01', to: '2026-11-30', by: ['person'], user_ids: [data.mia.id, data.sam.id, data.pam.id] };
+    const posted = await owner.mutate('reports.time', input);
+    expect(posted.status).toBe(200);
+    expect(posted.data).toEqual((await owner.query('reports.time', input)).data);
+    expect((await owner.mutate('reports.time', input, { csrf: false })).status).toBe(403);
+    expect((await owner.mutate('reports.time', input, { origin: 'http://evil.localhost' })).status).toBe(403);
+  });
+});
