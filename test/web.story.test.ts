@@ -8,7 +8,7 @@ import { teamMembers } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
 import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, DESKTOP, hasChromium, launchChromium, NO_CHROMIUM } from './helpers/browser.ts';
+import { checkPage, DESKTOP, hasChromium, launchChromium, nav, NO_CHROMIUM } from './helpers/browser.ts';
 import { send } from './helpers/http.ts';
 import { mailTo as mailToOf } from './helpers/smtp.ts';
 
@@ -39,9 +39,6 @@ let cliOutput: string;
 
 const app = (subdomain = 'story') => `http://${subdomain}.localhost:${port}`;
 const checked: string[] = [];
-
-/** A link of the main navigation. */
-const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 /** Every page the story shows: checked (axe, phone width) and photographed. */
 async function look(page: Page, name: string) {
@@ -157,7 +154,7 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
     await memberPage.getByRole('button', { name: 'Save password and sign in' }).click();
     await memberPage.getByRole('heading', { name: 'Timesheet' }).waitFor();
     // A Member's navigation has no Owner pages.
-    await expect.poll(() => memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Timesheet', 'Mia Member']);
+    await expect.poll(() => memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).toEqual(['Timesheet', 'Reports', 'Mia Member']);
 
     const addButtons = memberPage.getByRole('button', { name: /^Add time on / });
     const hours = ['8', '7:30', '6.5', '8', '4:15'];

@@ -6,15 +6,18 @@ import { sendError } from '../rest/respond.ts';
 import type { AppServices } from '../services.ts';
 import { contextFor } from '../trpc/context.ts';
 import { createCaller } from '../trpc/router.ts';
+import { browserRequest } from '../web/browser.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 
 /**
  * CSV downloads on the workspace's host: `GET /api/exports/<report>.csv?<parameters>`.
  *
  * The download is the `reports.exportCsv` procedure called through `createCaller` with this
- * request's context, so it is authorized exactly like the procedure (today the `X-Api-Key`
- * header, with `email` in the query naming the person asking; a signed-in session once the web
- * app's sessions reach the request context). The CSV is written as the procedure's pieces arrive,
+ * request's context, so it is authorized exactly like the procedure: the `X-Api-Key` header (with
+ * `email` in the query naming the person asking), or the web app's session cookie, read by the same
+ * `browserRequest` as /trpc and looked up in this workspace's own file, so another workspace's
+ * cookie opens nothing here. A download changes nothing, so it needs no CSRF header (the app links
+ * to it). The CSV is written as the procedure's pieces arrive,
  * each only after the previous one was taken by the socket (backpressure), so memory stays flat
  * whatever the size; a client that goes away stops the export.
  */
@@ -77,7 +80,7 @@ export function exportsRouter(services: AppServices): Router {
       res.status(404).json({ error: `No export at ${req.path}; exports are ${EXPORTS.map((e) => `${e}.csv`).join(', ')}`, code: 'export_not_found' });
       return;
     }
-    const ctx = contextFor(services, req, requestId, subdomainOf);
+    const ctx = contextFor(services, req, requestId, subdomainOf, browserRequest(req, res, services.config, services.clock));
     // The workspace file must stay open while the pieces are read, after the procedure returned.
     const handle = ctx.subdomain ? services.registry.get(ctx.subdomain) : null;
     const run = async () => {

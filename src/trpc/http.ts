@@ -141,6 +141,9 @@ export function trpcHttp(services: AppServices): Router {
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: BODY_BYTES,
+      // A query whose input is too long for a URL (an invoice preview of many entries) may be POSTed;
+      // it passes the CSRF guard like any POST and runs as the query it is (no write gate, no commit).
+      allowMethodOverride: true,
       createContext: ({ req, res }) => contextOf(req, res),
       responseMeta,
       onError: ({ error, ctx }) => {

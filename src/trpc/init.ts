@@ -196,30 +196,23 @@ const emailDefaultsToMember = t.middleware(async ({ ctx, getRawInput, next }) =>
 const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
- * For procedures whose input names the acting person in `email`. With the workspace key: an active
- * team member (unknown → 422 user_not_found, inactive → 403 user_inactive). With a session or a
- * personal key the member acts, and naming anyone else is refused (403 acting_user_mismatch).
+ * The scope of a call whose input names the acting person in `email`. With the workspace key: an
+ * active team member (unknown → 422 user_not_found, inactive → 403 user_inactive). With a session
+ * or a personal key the member acts, and naming anyone else is refused (403 acting_user_mismatch).
  */
+export function actingAs(scope: Scope, email: string): ActorScope {
+  const { actor } = scope;
+  if (actor && !sameEmail(actor.email, email)) {
+    throw forbidden(`You are signed in as ${actor.email} and cannot act as ${email}`, 'acting_user_mismatch');
+  }
+  return (actor ? scope : withActor(scope, findActingUser(scope, email))) as ActorScope;
+}
+
+/** For procedures whose input names the acting person in `email` (see `actingAs`). */
 export const actingUserProcedure = workspaceProcedure
   .use(emailDefaultsToMember)
   .input(actingUserInput)
-  .use(({ ctx, input, next }) => next({ ctx: { scope: actingAs(ctx.scope, input.email) as ActorScope } }));
-
-/**
- * Who acts when the input may name the person asking (reports): a member's credential acts as the
- * member (naming anyone else is 403 acting_user_mismatch); with the workspace key the person named
- * acts, or the workspace itself when nobody is named.
- */
-export const optionalActorProcedure = workspaceProcedure
-  .input(z.object({ email: email.optional() }))
-  .use(({ ctx, input, next }) => next({ ctx: { scope: input.email === undefined ? ctx.scope : actingAs(ctx.scope, input.email) } }));
-
-function actingAs(scope: Scope, named: string): Scope {
-  const { actor } = scope;
-  if (!actor) return withActor(scope, findActingUser(scope, named));
-  if (!sameEmail(actor.email, named)) throw forbidden(`You are signed in as ${actor.email} and cannot act as ${named}`, 'acting_user_mismatch');
-  return scope;
-}
+  .use(({ ctx, input, next }) => next({ ctx: { scope: actingAs(ctx.scope, input.email) } }));
 
 /**
  * For procedures whose `email` names whom the call is for (a time entry's user). With the workspace

@@ -13,7 +13,7 @@ export const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
  * The first path segments that are pages of the app; only these fall back to index.html, so the
  * app never swallows /api, /trpc, /docs, /healthz or a public invoice page (/invoices/<token>).
  */
-export const APP_ROUTES = ['sign-in', 'set-password', 'forgot-password', 'timesheet', 'approvals', 'clients', 'projects', 'invoicing', 'team', 'settings', 'account'];
+export const APP_ROUTES = ['sign-in', 'set-password', 'forgot-password', 'timesheet', 'approvals', 'clients', 'projects', 'invoicing', 'reports', 'team', 'settings', 'account'];
 
 const isAppRoute = (path: string) => path === '/' || APP_ROUTES.includes(path.split('/')[1] ?? '');
 

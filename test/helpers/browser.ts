@@ -41,7 +41,8 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 /** How far the page reaches past the viewport's width (0: no sideways scrolling). */
 export const overflowX = (page: Page) => page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as Promise<number>;
 
-export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+/** Where screenshots go: `test-results/screenshots/`, or `SCREENSHOTS_DIR` (e.g. a directory outside the repo). */
+export const SCREENSHOTS = process.env.SCREENSHOTS_DIR ?? join(process.cwd(), 'test-results', 'screenshots');
 
 /**
  * Saves the page at desktop and phone width (full page) for a person to look at, into `dir`
@@ -61,6 +62,9 @@ export async function screenshots(page: Page, name: string, opts: { dir?: string
   }
   if (viewport) await page.setViewportSize(viewport);
 }
+
+/** A link of the main navigation. */
+export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 /**
  * What every page of the browser tests must pass: no serious accessibility finding at desktop or

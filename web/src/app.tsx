@@ -25,6 +25,9 @@ const WebhooksPage = page(() => import('./pages/webhooks.tsx'), 'WebhooksPage');
 const TeamPage = page(() => import('./pages/team.tsx'), 'TeamPage');
 const SettingsPage = page(() => import('./pages/settings.tsx'), 'SettingsPage');
 const AccountPage = page(() => import('./pages/account.tsx'), 'AccountPage');
+const TimeReportPage = page(() => import('./pages/reports-time.tsx'), 'TimeReportPage');
+const UnbilledPage = page(() => import('./pages/reports-unbilled.tsx'), 'UnbilledPage');
+const ReceivablesPage = page(() => import('./pages/reports-receivables.tsx'), 'ReceivablesPage');
 
 interface AppRoute {
   path: string;
@@ -49,6 +52,9 @@ const ROUTES: AppRoute[] = [
   { path: '/invoicing/new', page: NewInvoicePage, who: 'admin' },
   { path: '/invoicing/:id', page: InvoicePage, who: 'admin' },
   { path: '/invoicing/:id/edit', page: EditInvoicePage, who: 'admin' },
+  { path: '/reports', page: TimeReportPage, who: 'all', nav: 'Reports' },
+  { path: '/reports/unbilled', page: UnbilledPage, who: 'admin' },
+  { path: '/reports/receivables', page: ReceivablesPage, who: 'admin' },
   { path: '/team', page: TeamPage, who: 'admin', nav: 'Team' },
   { path: '/settings', page: SettingsPage, who: 'admin', nav: 'Settings' },
   { path: '/settings/webhooks', page: WebhooksPage, who: 'admin' },

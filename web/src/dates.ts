@@ -17,5 +17,19 @@ export const todayHere = () => {
   return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
 };
 
-/** Today on the calendar of a time zone (the workspace's: payments default to its today). */
-export const todayIn = (timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+/** Today on the calendar of `timeZone` (the workspace's: what "today" means for its reports). */
+export function todayIn(timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date());
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/** The first day of the month `months` after the month of `date` (negative: before). */
+export const monthStart = (date: string, months = 0) => {
+  const d = toDate(`${date.slice(0, 7)}-01`);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  return toText(d);
+};
+
+/** The last day of the month holding `date`. */
+export const monthEnd = (date: string) => addDays(monthStart(date, 1), -1);

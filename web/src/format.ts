@@ -24,6 +24,7 @@ const day = (date: string) => new Date(`${date}T00:00:00Z`);
 export const formatDate = (date: string) => fmt('date', () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' })).format(day(date));
 export const formatWeekday = (date: string) => fmt('weekday', () => new Intl.DateTimeFormat(locale, { weekday: 'short', timeZone: 'UTC' })).format(day(date));
 export const formatDayMonth = (date: string) => fmt('daymonth', () => new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' })).format(day(date));
+export const formatMonth = (date: string) => fmt('month', () => new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' })).format(day(date));
 export const formatLongDay = (date: string) =>
   fmt('longday', () => new Intl.DateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' })).format(day(date));
 

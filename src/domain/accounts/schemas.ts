@@ -33,6 +33,7 @@ export const meRecord = z.object({
     time_zone: z.string(),
     organization_role: z.string(),
   }),
+  /** `locale`: the workspace's (its identity's, e.g. de-DE), for the app's dates and amounts. */
   workspace: z.object({ id: idOut, name: z.string(), subdomain: z.string(), time_zone: z.string(), locale: z.string() }),
   /** Owner or Admin: every page. */
   is_admin: z.boolean(),

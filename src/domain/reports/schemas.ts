@@ -90,6 +90,7 @@ export const invoiceDraftInput = reportInput({
   to: shapes.unbilled.to,
 });
 export type InvoiceDraftInput = z.output<typeof invoiceDraftInput>;
+export const filterOptionsInput = reportInput({});
 export const receivablesInput = reportInput(shapes.receivables);
 export type ReceivablesInput = z.output<typeof receivablesInput>;
 export const paidPerMonthInput = reportInput(shapes['paid-per-month']);
@@ -187,6 +188,18 @@ export const invoiceDraftOutput = z.object({
   }),
 });
 export type InvoiceDraftOutput = z.infer<typeof invoiceDraftOutput>;
+
+const status = z.enum(['active', 'archived']);
+export const filterOptionsOutput = z.object({
+  clients: z.array(client.extend({ currency: z.string(), status })),
+  projects: z.array(project.extend({ client_id: idOut, status })),
+  people: z.array(person.extend({ active: z.boolean() })),
+  managed_project_ids: z
+    .array(idOut)
+    .nullable()
+    .meta({ description: "For a Member: the projects they manage, the only ones on which they may name other people (user_ids); null for Owners, Admins and the workspace key" }),
+});
+export type FilterOptionsOutput = z.infer<typeof filterOptionsOutput>;
 
 export const AGEING_BUCKETS = ['not_due', 'days_1_30', 'days_31_60', 'days_61_90', 'over_90'] as const;
 export type AgeingBucket = (typeof AGEING_BUCKETS)[number];

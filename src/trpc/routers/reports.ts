@@ -1,9 +1,14 @@
+import { z } from 'zod';
+import { email } from '../../domain/fields.ts';
 import { exportCsv } from '../../domain/reports/export.ts';
 import { invoiceDraft } from '../../domain/reports/invoice-draft.ts';
 import { paidPerMonth } from '../../domain/reports/paid-per-month.ts';
 import { receivablesReport } from '../../domain/reports/receivables.ts';
+import { reportFilterOptions } from '../../domain/reports/filter-options.ts';
 import {
   exportInput,
+  filterOptionsInput,
+  filterOptionsOutput,
   invoiceDraftInput,
   invoiceDraftOutput,
   paidPerMonthInput,
@@ -20,14 +25,17 @@ import {
 import { timeReport } from '../../domain/reports/time-report.ts';
 import { unbilledReport } from '../../domain/reports/unbilled.ts';
 import { utilisationReport } from '../../domain/reports/utilisation.ts';
-import { optionalActorProcedure, router } from '../init.ts';
+import type { Scope } from '../../domain/scope.ts';
+import { actingAs, router, workspaceProcedure } from '../init.ts';
 
 /**
  * Reports may name the person asking (`email`): a Member then sees only their own time and the
- * time of the projects they manage. Without `email` the workspace's key speaks for the workspace; a
- * signed-in member (session, personal key) always asks as themselves.
+ * time of the projects they manage. Without `email` the workspace's key speaks for the workspace,
+ * and a session or personal key for its member; such a member naming anyone else is refused.
  */
-const reportProcedure = optionalActorProcedure;
+const reportProcedure = workspaceProcedure
+  .input(z.object({ email: email.optional() }))
+  .use(({ ctx, input, next }) => next({ ctx: { scope: input.email ? actingAs(ctx.scope, input.email) : (ctx.scope as Scope) } }));
 
 /** CSV pieces as an async iterable: tRPC streams it (httpBatchStreamLink); the download door writes it. */
 async function* streamed(pieces: Iterable<string>): AsyncGenerator<string> {
@@ -40,6 +48,11 @@ export const reportsRouter = router({
     .input(timeReportInput)
     .output(timeReportOutput)
     .query(({ ctx, input }) => timeReport(ctx.scope, input)),
+  /** The clients, projects and people the caller may narrow a time report to (the app's filter lists). */
+  filterOptions: reportProcedure
+    .input(filterOptionsInput)
+    .output(filterOptionsOutput)
+    .query(({ ctx }) => reportFilterOptions(ctx.scope)),
   /** What could be invoiced now, per client and project. */
   unbilled: reportProcedure
     .input(unbilledInput)

@@ -1,9 +1,9 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
-import { api, apiError, type Outputs } from '../api.ts';
+import { api, apiError, type Inputs, type Outputs } from '../api.ts';
 import { todayHere } from '../dates.ts';
-import { formatMoney } from '../format.ts';
+import { formatHours, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
 import { Form, TextField } from '../ui/form.tsx';
@@ -12,6 +12,7 @@ import { Loading, Page } from '../ui/page.tsx';
 import { describeLine, emptyService, LinesFieldset, linesRequest, PreviewSection, TaxesFieldset, usePreview, type Entry, type Mode, type Service, type Tax } from './invoice-form.tsx';
 
 type Compose = Outputs['invoices']['compose'];
+type Draft = Outputs['reports']['invoiceDraft'];
 
 function ChooseClient() {
   const [, navigate] = useLocation();
@@ -34,12 +35,25 @@ function ChooseClient() {
   );
 }
 
-function Composer({ compose }: { compose: Compose }) {
+/**
+ * Started from the unbilled work report (`?draft=1&to=…[&project=…]`): the entries
+ * `reports.invoiceDraft` says that line of the report bills, which the composer preselects.
+ */
+function DraftNote({ draft }: { draft: Draft }) {
+  return (
+    <p className="panel" role="status">
+      From unbilled work: {draft.entries} {draft.entries === 1 ? 'entry' : 'entries'} ({formatHours(draft.hours)} h, {formatMoney(draft.amount, draft.currency)}) are selected.
+      {draft.remaining_entries > 0 && ` ${draft.remaining_entries} more wait for the next invoice (one invoice bills at most 5,000 entries).`}
+    </p>
+  );
+}
+
+function Composer({ compose, preselect }: { compose: Compose; preselect: ReadonlySet<string> | null }) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
   const [mode, setMode] = useState<Mode>(compose.unbilled.length > 0 ? 'time' : 'services');
-  const [picked, setPicked] = useState<Set<string>>(() => new Set(compose.unbilled.map((e) => e.id)));
+  const [picked, setPicked] = useState<Set<string>>(() => new Set(compose.unbilled.filter((e) => preselect?.has(e.id) ?? true).map((e) => e.id)));
   const [services, setServices] = useState<Service[]>([emptyService()]);
   const [taxes, setTaxes] = useState<Tax[]>([]);
   const [number, setNumber] = useState(compose.next_number);
@@ -51,7 +65,11 @@ function Composer({ compose }: { compose: Compose }) {
   const [attachPdf, setAttachPdf] = useState(true);
   const [payLink, setPayLink] = useState(true);
 
-  const entries: Entry[] = compose.unbilled;
+  // Started from unbilled work: the entries being billed come first (a stable sort keeps their order).
+  const entries: Entry[] = useMemo(
+    () => (preselect ? [...compose.unbilled].sort((a, b) => Number(preselect.has(b.id)) - Number(preselect.has(a.id))) : compose.unbilled),
+    [compose.unbilled, preselect],
+  );
   const lines = useMemo(() => linesRequest(mode, entries, picked, services, taxes), [mode, entries, picked, services, taxes]);
   const { preview, count, error: previewError, ready } = usePreview(compose.client.id, lines, true);
 
@@ -156,17 +174,50 @@ function Composer({ compose }: { compose: Compose }) {
   );
 }
 
+/** The draft the address asks for (`draft=1`, with `to` and optionally `project`), or null. */
+function draftInput(params: URLSearchParams, clientId: string | null): Inputs['reports']['invoiceDraft'] | null {
+  if (clientId === null || params.get('draft') !== '1') return null;
+  const project = params.get('project');
+  const to = params.get('to');
+  return { client_id: clientId, ...(project ? { project_ids: [project] } : {}), ...(to ? { to } : {}) };
+}
+
 export function NewInvoicePage() {
-  const clientId = new URLSearchParams(useSearch()).get('client');
+  const params = new URLSearchParams(useSearch());
+  const clientId = params.get('client');
+  const fromDraft = draftInput(params, clientId);
   const compose = useQuery({
     queryKey: ['invoices.compose', clientId],
     queryFn: () => api.invoices.compose.query({ client_id: clientId! }),
     enabled: clientId !== null,
     staleTime: Infinity,
   });
+  const draft = useQuery({
+    queryKey: ['reports.invoiceDraft', fromDraft],
+    queryFn: () => api.reports.invoiceDraft.query(fromDraft!),
+    enabled: fromDraft !== null,
+    staleTime: Infinity,
+    retry: false,
+  });
+  const draftSettled = fromDraft === null || draft.data !== undefined || draft.error !== null;
+  const preselect = useMemo(
+    () => (draft.data ? new Set(draft.data.request.invoice_time_entries.map((l) => l.time_entry_id)) : fromDraft ? new Set<string>() : null),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- fromDraft is rebuilt each render; its presence is what matters
+    [draft.data, fromDraft !== null],
+  );
   return (
     <Page title={compose.data ? `New invoice for ${compose.data.client.name}` : 'New invoice'}>
-      {clientId === null ? <ChooseClient /> : compose.data ? <Composer compose={compose.data} /> : <Loading error={compose.error} what="the client's unbilled work" />}
+      {clientId === null ? (
+        <ChooseClient />
+      ) : compose.data && draftSettled ? (
+        <>
+          {draft.data && <DraftNote draft={draft.data} />}
+          {draft.error && <FormError message={apiError(draft.error).message} />}
+          <Composer compose={compose.data} preselect={preselect} />
+        </>
+      ) : (
+        <Loading error={compose.error} what="the client's unbilled work" />
+      )}
     </Page>
   );
 }
