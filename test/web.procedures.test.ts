@@ -255,11 +255,12 @@ describe('reports with a session', () => {
     expect((await owner.query('reports.time', range)).data.totals.seconds).toBe(10800);
   });
 
-  it("the workspace's card payment settings are for Owners and Admins; its identity (printed on every invoice) any member may read", async () => {
+  it("the workspace's card payment settings and stored identity are read by Owners and Admins only", async () => {
     const member = await signedIn(env.alpha, makeMember(env.alpha.handle.db).email);
     expect((await member.query('workspace.paymentProcessor', {})).status).toBe(403);
-    expect((await member.query('workspace.identity', {})).status).toBe(200);
+    expect((await member.query('workspace.identity', {})).status).toBe(403);
     const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
     expect((await owner.query('workspace.paymentProcessor', {})).status).toBe(200);
+    expect((await owner.query('workspace.identity', {})).status).toBe(200);
   });
 });
