@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, type Outputs } from '../api.ts';
 import { formatDate, formatMoney, formatMonth, formatNumber } from '../format.ts';
-import { Amounts, CsvLink, ReportTabs } from '../reports/report-ui.tsx';
+import { Amounts, CsvLink, ReportSection, ReportTabs, TotalsPanel } from '../reports/report-ui.tsx';
 import { csvHref } from '../reports/time-query.ts';
 import { Badge } from '../ui/badge.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -38,8 +38,7 @@ function ageingColumns<T extends Ageing>(): Column<T>[] {
 
 function Paid({ paid }: { paid: Outputs['reports']['paidPerMonth'] }) {
   return (
-    <section className="panel" aria-labelledby="paid-title">
-      <h2 id="paid-title">Received per month</h2>
+    <ReportSection id="paid-title" title="Received per month">
       <Table
         caption={`Payments received ${formatDate(paid.from)} – ${formatDate(paid.to)}`}
         captionHidden
@@ -52,7 +51,7 @@ function Paid({ paid }: { paid: Outputs['reports']['paidPerMonth'] }) {
           { header: 'Received', align: 'end', cell: (r) => formatMoney(r.amount, r.currency) },
         ]}
       />
-    </section>
+    </ReportSection>
   );
 }
 
@@ -77,32 +76,20 @@ export function ReceivablesPage() {
       <ReportTabs />
       {data ? (
         <>
-          <section aria-label="Totals" className="panel">
-            <dl className="facts">
-              <div>
-                <dt>Open balance</dt>
-                <dd>
-                  <Amounts amounts={data.totals.map((t) => ({ currency: t.currency, amount: t.balance }))} />
-                </dd>
-              </div>
-              <div>
-                <dt>Overdue</dt>
-                <dd className={data.totals.some((t) => t.overdue > 0) ? 'overdue' : undefined}>
+          <TotalsPanel
+            facts={[
+              ['Open balance', <Amounts amounts={data.totals.map((t) => ({ currency: t.currency, amount: t.balance }))} />],
+              [
+                'Overdue',
+                <span className={data.totals.some((t) => t.overdue > 0) ? 'overdue' : undefined}>
                   <Amounts amounts={data.totals.map((t) => ({ currency: t.currency, amount: t.overdue }))} />
-                </dd>
-              </div>
-              <div>
-                <dt>Open invoices</dt>
-                <dd>{formatNumber(data.invoices.length, 0)}</dd>
-              </div>
-              <div>
-                <dt>As of</dt>
-                <dd>{formatDate(data.as_of)}</dd>
-              </div>
-            </dl>
-          </section>
-          <section className="panel" aria-labelledby="ageing-title">
-            <h2 id="ageing-title">By client</h2>
+                </span>,
+              ],
+              ['Open invoices', formatNumber(data.invoices.length, 0)],
+              ['As of', formatDate(data.as_of)],
+            ]}
+          />
+          <ReportSection id="ageing-title" title="By client">
             <Table
               caption="Open balances by client and age"
               captionHidden
@@ -121,9 +108,8 @@ export function ReceivablesPage() {
                 </tr>
               ))}
             />
-          </section>
-          <section className="panel" aria-labelledby="open-title">
-            <h2 id="open-title">Open invoices</h2>
+          </ReportSection>
+          <ReportSection id="open-title" title="Open invoices">
             <Table
               caption="Open invoices, oldest due date first"
               captionHidden
@@ -140,7 +126,7 @@ export function ReceivablesPage() {
                 { header: 'Status', cell: (i) => <Badge status={i.status} /> },
               ]}
             />
-          </section>
+          </ReportSection>
           {paid.data ? <Paid paid={paid.data} /> : <Loading error={paid.error} what="the payments" />}
         </>
       ) : (

@@ -9,7 +9,7 @@ import { FormError, formErrors } from '../ui/field.tsx';
 import { SelectField, TextField } from '../ui/form.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table, type Column } from '../ui/table.tsx';
-import { Amounts, CsvLink, MultiPick, ReportTabs } from '../reports/report-ui.tsx';
+import { Amounts, CsvLink, MultiPick, ReportSection, ReportTabs, TotalsPanel } from '../reports/report-ui.tsx';
 import type { WeekHours } from '../reports/hours-chart.tsx';
 import { csvHref, GROUPINGS, PERIODS, readTimeQuery, STATUSES, timeInput, timeSearch, type Grouping, type TimeQuery } from '../reports/time-query.ts';
 
@@ -54,8 +54,7 @@ function chartLabel(weeks: WeekHours[], report: Report): string {
 function WeeklyChart({ report }: { report: Report }) {
   const weeks = weeksOf(report);
   return (
-    <section className="panel" aria-labelledby="weekly-title">
-      <h2 id="weekly-title">Hours per week</h2>
+    <ReportSection id="weekly-title" title="Hours per week">
       <Suspense fallback={<p className="muted chart-placeholder">Loading the chart…</p>}>
         <HoursChart weeks={weeks} label={chartLabel(weeks, report)} />
       </Suspense>
@@ -74,44 +73,28 @@ function WeeklyChart({ report }: { report: Report }) {
           ]}
         />
       </details>
-    </section>
+    </ReportSection>
   );
 }
 
 function Totals({ report }: { report: Report }) {
   const t = report.totals;
   return (
-    <section aria-label="Totals" className="panel">
-      <dl className="facts">
-        <div>
-          <dt>Hours</dt>
-          <dd>{formatHours(t.hours)}</dd>
-        </div>
-        <div>
-          <dt>Billable hours</dt>
-          <dd>
+    <TotalsPanel
+      facts={[
+        ['Hours', formatHours(t.hours)],
+        [
+          'Billable hours',
+          <>
             {formatHours(t.billable_hours)}
             {t.hours > 0 && <span className="muted"> ({formatNumber((100 * t.billable_seconds) / t.seconds, 0)} %)</span>}
-          </dd>
-        </div>
-        <div>
-          <dt>Billable amount</dt>
-          <dd>
-            <Amounts amounts={billable(t.amounts)} />
-          </dd>
-        </div>
-        <div>
-          <dt>Not yet invoiced</dt>
-          <dd>
-            <Amounts amounts={unbilled(t.amounts)} />
-          </dd>
-        </div>
-        <div>
-          <dt>Entries</dt>
-          <dd>{formatNumber(t.entries, 0)}</dd>
-        </div>
-      </dl>
-    </section>
+          </>,
+        ],
+        ['Billable amount', <Amounts amounts={billable(t.amounts)} />],
+        ['Not yet invoiced', <Amounts amounts={unbilled(t.amounts)} />],
+        ['Entries', formatNumber(t.entries, 0)],
+      ]}
+    />
   );
 }
 

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, type Outputs } from '../api.ts';
 import { formatDate, formatHours, formatMoney, formatNumber } from '../format.ts';
-import { Amounts, CsvLink, ReportTabs } from '../reports/report-ui.tsx';
+import { Amounts, CsvLink, ReportTabs, TotalsPanel } from '../reports/report-ui.tsx';
 import { csvHref, searchOf } from '../reports/time-query.ts';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
@@ -91,24 +91,13 @@ export function UnbilledPage() {
         <>
           <p className="muted">Approved time of billable tasks recorded up to {formatDate(data.to)} and not yet on an invoice, at the rates an invoice would use today.</p>
           {data.rows.length > 0 && (
-            <section aria-label="Totals" className="panel">
-              <dl className="facts">
-                <div>
-                  <dt>To invoice</dt>
-                  <dd>
-                    <Amounts amounts={data.totals} />
-                  </dd>
-                </div>
-                <div>
-                  <dt>Hours</dt>
-                  <dd>{formatHours(data.totals.reduce((sum, t) => sum + t.seconds, 0) / 3600)}</dd>
-                </div>
-                <div>
-                  <dt>Entries</dt>
-                  <dd>{formatNumber(data.totals.reduce((sum, t) => sum + t.entries, 0), 0)}</dd>
-                </div>
-              </dl>
-            </section>
+            <TotalsPanel
+              facts={[
+                ['To invoice', <Amounts amounts={data.totals} />],
+                ['Hours', formatHours(data.totals.reduce((sum, t) => sum + t.seconds, 0) / 3600)],
+                ['Entries', formatNumber(data.totals.reduce((sum, t) => sum + t.entries, 0), 0)],
+              ]}
+            />
           )}
           {data.unpriced_entries > 0 && (
             <p className="panel muted">

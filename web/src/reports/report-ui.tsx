@@ -30,6 +30,32 @@ export function ReportTabs() {
   );
 }
 
+/** One part of a report page: a panel headed by its title, which names it for screen readers. */
+export function ReportSection({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section className="panel" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A report's totals as terms and values, in a region named "Totals". */
+export function TotalsPanel({ facts }: { facts: readonly (readonly [string, ReactNode])[] }) {
+  return (
+    <section aria-label="Totals" className="panel">
+      <dl className="facts">
+        {facts.map(([term, value]) => (
+          <div key={term}>
+            <dt>{term}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
 /** A CSV download of what the page shows (the session's cookie goes along; docs/reports.md). */
 export function CsvLink({ href, children }: { href: string; children: ReactNode }) {
   return (
