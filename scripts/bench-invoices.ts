@@ -26,22 +26,35 @@ const ROUNDS = 5;
 
 const SECTION = 'invoices';
 
-/** The statements an invoice of time entries needs at the least: read the entries, insert the lines, mark them billed. */
+/**
+ * The statements an invoice of time entries needs at the least, as the procedure runs them: read
+ * the entries with their rates, insert the invoice and its lines, mark the entries billed (only
+ * those still unbilled, `+status` keeping SQLite on the id lookups). Lines are one prepared run
+ * each: in this run a single INSERT … SELECT over json_each was slower than that.
+ */
 function floorStatements(sqlite: BetterSqlite3.Database) {
-  const read = sqlite.prepare(`SELECT id, seconds, project_id, task_id, user_id, status FROM time_entries WHERE id IN (SELECT value FROM json_each(?))`);
+  const read = sqlite.prepare(
+    `SELECT e.id, e.seconds, e.project_id, e.task_id, e.user_id, e.status, p.hourly_rate_minor FROM time_entries e JOIN projects p ON p.id = e.project_id
+     WHERE e.id IN (SELECT value FROM json_each(?))`,
+  );
   const invoice = sqlite.prepare(
     `INSERT INTO invoices (id, client_id, creator_id, number, currency, issue_date, due_date, subtotal_minor, tax_minor, total_minor, public_token, created_at, updated_at)
      VALUES (?, ?, (SELECT id FROM team_members LIMIT 1), ?, 'USD', '2026-11-16', '2026-12-16', 0, 0, 0, ?, 'x', 'x')`,
   );
-  const line = sqlite.prepare(`INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, seconds, hourly_rate_minor, amount_minor) VALUES (?, ?, 'time_entry', ?, ?, ?, 12345, ?)`);
-  const bill = sqlite.prepare(`UPDATE time_entries SET status = 'billed', invoice_id = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'unbilled'`);
+  const line = sqlite.prepare(
+    `INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, project_id, task_id, user_id, notes, seconds, hourly_rate_minor, amount_minor)
+     VALUES (?, ?, 'time_entry', ?, ?, ?, ?, ?, '', ?, ?, ?)`,
+  );
+  const bill = sqlite.prepare(`UPDATE time_entries SET status = 'billed', invoice_id = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'unbilled'`);
   return sqlite.transaction((clientId: string, number: string, ids: string[]) => {
     const json = JSON.stringify(ids);
-    const rows = read.all(json) as { id: string; seconds: number }[];
+    const rows = read.all(json) as { id: string; seconds: number; project_id: string; task_id: string; user_id: string; hourly_rate_minor: number }[];
     const invoiceId = randomUUID();
     invoice.run(invoiceId, clientId, `${number}-floor`, randomUUID());
-    rows.forEach((r, i) => line.run(randomUUID(), invoiceId, i, r.id, r.seconds, Math.floor((r.seconds * 12345 * 2 + 3600) / 7200)));
-    bill.run(invoiceId, json);
+    rows.forEach((r, i) =>
+      line.run(randomUUID(), invoiceId, i, r.id, r.project_id, r.task_id, r.user_id, r.seconds, r.hourly_rate_minor, Math.floor((r.seconds * r.hourly_rate_minor * 2 + 3600) / 7200)),
+    );
+    bill.run(invoiceId, new Date().toISOString(), json);
   });
 }
 

@@ -36,6 +36,20 @@ describe('line amounts: hours × rate, rounded half-up once per line', () => {
     expect(lines.reduce((a, b) => a + b, 0)).toBe(9999);
   });
 
+  it('the fast path in doubles agrees with exact integer arithmetic, up to the edge of safe integers', () => {
+    const exact = (s: number, r: number) => Number((BigInt(s) * BigInt(r) * 2n + 3600n) / 7200n);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 86_400 }), fc.maxSafeNat(), (seconds, rate) => {
+        expect(timeAmountMinor(seconds, rate)).toBe(exact(seconds, rate));
+      }),
+      { numRuns: 5000 },
+    );
+    // Right at the boundary where 2 × seconds × rate + 3600 stops being a safe integer.
+    for (const rate of [Math.floor((Number.MAX_SAFE_INTEGER - 3600) / 2 / 86_400), Math.floor((Number.MAX_SAFE_INTEGER - 3600) / 2 / 86_400) + 1]) {
+      expect(timeAmountMinor(86_400, rate)).toBe(exact(86_400, rate));
+    }
+  });
+
   it('is exact far beyond float precision', () => {
     // 24 h at 999,999,999.99/h
     expect(timeAmountMinor(86400, 99999999999)).toBe(2399999999976);

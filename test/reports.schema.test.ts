@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { timeEntries, timeEntryCombos } from '../src/db/schema/index.ts';
 import { totalsSql, type TotalsRequest } from '../src/domain/reports/entry-totals.ts';
-import { comboStatements, connectionOf } from '../src/domain/reports/combos.ts';
+import { connectionOf } from '../src/db/index.ts';
+import { comboStatements } from '../src/domain/reports/combos.ts';
 import { scopeOf, startTestEnv, type TestEnv } from './helpers/env.ts';
 import { makeProjectSetup, makeTask, makeTimeEntry } from './helpers/factories.ts';
 

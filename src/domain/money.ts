@@ -153,6 +153,13 @@ export function hoursToSeconds(hours: number): number {
 
 /** Amount of a time line billed at the entry's duration: seconds × hourly rate / 3600, rounded half-up once. */
 export function timeAmountMinor(seconds: number, hourlyRateMinor: number): number {
+  // Exact in doubles while 2 × seconds × rate + 3600 stays a safe integer (every realistic line);
+  // BigInt otherwise. Invoices price thousands of lines through here.
+  const twice = 2 * seconds * hourlyRateMinor;
+  if (twice >= 0 && twice + 3600 <= Number.MAX_SAFE_INTEGER && Number.isInteger(seconds) && Number.isInteger(hourlyRateMinor)) {
+    const n = twice + 3600;
+    return (n - (n % 7200)) / 7200; // an exact multiple divides exactly
+  }
   return Number(divRoundHalfUp(BigInt(seconds) * BigInt(hourlyRateMinor), 3600n));
 }
 

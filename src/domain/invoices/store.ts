@@ -9,7 +9,7 @@ import { findLiveRecipients } from '../recipients/queries.ts';
 import type { RecipientRow } from '../recipients/records.ts';
 import type { Scope } from '../scope.ts';
 import type { PricedInvoice } from './price.ts';
-import { invoiceStatements } from './queries.ts';
+import { insertLines, invoiceStatements } from './queries.ts';
 
 /**
  * The writes an invoice's life is made of, shared by creation, draft edits, deletion and credit
@@ -60,7 +60,7 @@ export function recipientsOf(tx: Db, clientId: string, named: string[], path: st
  */
 export function insertPriced(scope: Scope, tx: Transaction, invoiceId: string, priced: PricedInvoice, at: string, newEntryIds: string[]): void {
   const st = scope.statements(invoiceStatements);
-  for (const line of priced.lines) st.insertLine.run({ ...line, id: randomUUID(), invoiceId });
+  insertLines(scope, invoiceId, priced.lines);
   if (priced.taxes.length) tx.insert(invoiceTaxes).values(priced.taxes.map((t) => ({ ...t, id: randomUUID(), invoiceId }))).run();
   if (newEntryIds.length > 0 && st.markBilled.run({ invoiceId, at, ids: JSON.stringify(newEntryIds) }).changes !== newEntryIds.length) {
     throw unprocessable('time_entry_not_unbilled', 'A time entry of this invoice was billed by another invoice at the same moment; nothing was changed');

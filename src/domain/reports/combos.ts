@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Database } from '../../db/index.ts';
+import { connectionOf, type Database } from '../../db/index.ts';
 
 /**
  * The (project, task, person) combinations a report reads, and the temporary table its aggregate
@@ -28,16 +28,6 @@ export interface ComboRow extends Combo {
 }
 
 const SECONDS_PER_HOUR = 3600;
-
-/**
- * The better-sqlite3 connection under a workspace's drizzle database (drizzle keeps it as
- * `$client`): reports need what drizzle does not offer (BigInt sums, `iterate`, raw rows).
- */
-export function connectionOf(db: Database): BetterSqlite3.Database {
-  const client = (db as Database & { $client?: BetterSqlite3.Database }).$client;
-  if (!client) throw new Error('the workspace database has no better-sqlite3 connection');
-  return client;
-}
 
 /**
  * Prepared once per open workspace file. The temporary table lives in the connection's private

@@ -2,7 +2,8 @@ import { timeEntryStatuses } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { exactNumber, tooLarge } from './amounts.ts';
 import { amountSql, comboStatements, combosFor, loadCombos, type ComboRow, type ComboStatements, type Source } from './combos.ts';
-import { billableSql, comboFacts, invoiceableSql, readPricingFacts } from './pricing.ts';
+import { readPricingFacts } from '../invoices/rate-facts.ts';
+import { billableSql, comboFacts, invoiceableSql } from './pricing.ts';
 import type { Grouping, TimeEntryStatus } from './schemas.ts';
 import { counts, type EntryScope } from './visibility.ts';
 
