@@ -67,6 +67,8 @@ type Agency = typeof agencyArb extends fc.Arbitrary<infer A> ? A : never;
 const queryArb = fc.record({
   by: fc.uniqueArray(fc.constantFrom(...GROUPINGS), { minLength: 1, maxLength: 2 }),
   range: fc.option(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 0, max: 60 })), { nil: null }),
+  /** The range widened to whole months (a report of whole months reads no day bounds per entry). */
+  wholeMonths: fc.boolean(),
   statuses: fc.option(fc.uniqueArray(fc.constantFrom(...STATUSES), { minLength: 1 }), { nil: undefined }),
   billable: fc.option(fc.boolean(), { nil: undefined }),
   clientFilter: fc.option(fc.nat(), { nil: undefined }),
@@ -181,6 +183,12 @@ describe('reports against sums worked out from the raw entries', () => {
         if (q.range) {
           input.from = dayAt(q.range[0]);
           input.to = dayAt(q.range[0] + q.range[1]);
+          if (q.wholeMonths) {
+            input.from = `${(input.from as string).slice(0, 7)}-01`;
+            const end = new Date(`${(input.to as string).slice(0, 7)}-01T00:00:00Z`);
+            end.setUTCMonth(end.getUTCMonth() + 1, 0);
+            input.to = end.toISOString().slice(0, 10);
+          }
         }
         if (q.statuses) input.status = q.statuses;
         if (q.billable !== undefined) input.billable = q.billable;

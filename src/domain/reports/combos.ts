@@ -113,4 +113,10 @@ export function loadCombos(st: ComboStatements, rows: readonly ComboRow[]): void
  * combination row `combo` (`rate_hi`, `rate_lo`, see `loadCombos`), rounded half-up once. Equal to
  * `timeAmountMinor` (money.ts) for every value; the property tests compare the two.
  */
-export const amountSql = (entry: string, combo: string) => `(${entry}.seconds * ${combo}.rate_hi + (${entry}.seconds * ${combo}.rate_lo * 2 + 3600) / 7200)`;
+export const amountSql = (entry: string, combo: string) => `(${entry}.seconds * ${combo}.rate_hi + ${roundingSql(entry, combo)})`;
+
+/**
+ * The part of `amountSql` that must be worked out entry by entry: `seconds × hi` adds up, so an
+ * aggregate takes it once from the summed seconds and only this rounded part per entry.
+ */
+export const roundingSql = (entry: string, combo: string) => `((${entry}.seconds * ${combo}.rate_lo * 2 + 3600) / 7200)`;

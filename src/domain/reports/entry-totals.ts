@@ -1,7 +1,8 @@
 import { timeEntryStatuses } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
+import { addDays } from '../time/calendar.ts';
 import { exactNumber, tooLarge } from './amounts.ts';
-import { amountSql, comboStatements, combosFor, loadCombos, type ComboRow, type ComboStatements, type Source } from './combos.ts';
+import { comboStatements, combosFor, loadCombos, roundingSql, type ComboRow, type ComboStatements, type Source } from './combos.ts';
 import { readPricingFacts } from '../invoices/rate-facts.ts';
 import { billableSql, comboFacts, invoiceableSql } from './pricing.ts';
 import type { Grouping, TimeEntryStatus } from './schemas.ts';
@@ -34,6 +35,8 @@ export interface TotalsRequest {
   billable: boolean | null;
   entries: EntryScope;
   group: readonly Grouping[];
+  /** Whether each row also tells its first and last day (two more aggregates over every entry). */
+  days?: boolean;
 }
 
 /** One group of one currency. Amounts in minor units of `currency`. */
@@ -47,8 +50,9 @@ export interface TotalsRow {
   billableMinor: number;
   unbilledMinor: number;
   unpriced: number;
-  firstOn: string;
-  lastOn: string;
+  /** Null unless the request asked for `days`. */
+  firstOn: string | null;
+  lastOn: string | null;
 }
 
 const COMBO_COLUMN: Partial<Record<Grouping, string>> = { client: 'r.client_id', project: 'r.project_id', task: 'r.task_id', person: 'r.user_id' };
@@ -69,9 +73,17 @@ function innerFrom(req: TotalsRequest): string {
       CROSS JOIN time_entries e INDEXED BY time_entries_unbilled_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
     WHERE e.status = 'unbilled' AND ${days}`;
   }
+  // The month range is a range of the index; the days are tested entry by entry only when the
+  // range starts or ends inside a month (a report of whole months skips that test).
+  const days = req.from !== null && wholeMonths(req.from, req.to) ? '' : ' AND e.recorded_on BETWEEN :from AND :to';
   return `FROM temp.report_combos r
       CROSS JOIN time_entries e INDEXED BY time_entries_report_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
-    WHERE substr(e.recorded_on, 1, 7) BETWEEN :fromMonth AND :toMonth AND e.recorded_on BETWEEN :from AND :to`;
+    WHERE substr(e.recorded_on, 1, 7) BETWEEN :fromMonth AND :toMonth${days}`;
+}
+
+/** Whether `from` is the first day of its month and `to` the last of its own. */
+export function wholeMonths(from: string, to: string): boolean {
+  return from.endsWith('-01') && addDays(to, 1).endsWith('-01');
 }
 
 /**
@@ -123,7 +135,8 @@ export function totalsSql(req: TotalsRequest): string {
       MAX(i.last_on) AS last_on
     FROM (
       SELECT r.id AS combo, e.status AS status, ${inner.select},
-        COUNT(*) AS n, SUM(e.seconds) AS s, SUM(${amountSql('e', 'r')}) AS a, MIN(e.recorded_on) AS first_on, MAX(e.recorded_on) AS last_on
+        COUNT(*) AS n, SUM(e.seconds) AS s, SUM(e.seconds) * r.rate_hi + SUM(${roundingSql('e', 'r')}) AS a,
+        ${req.days ? 'MIN(e.recorded_on) AS first_on, MAX(e.recorded_on) AS last_on' : 'NULL AS first_on, NULL AS last_on'}
       ${innerFrom(req)}${statusSql(req.statuses)}
       GROUP BY ${inner.groupBy}
     ) i JOIN temp.report_combos r ON r.id = i.combo
@@ -172,8 +185,8 @@ export function entryTotals(scope: Scope, req: TotalsRequest): TotalsRow[] {
       billableMinor: exactNumber(r.ba as bigint),
       unbilledMinor: exactNumber(r.ua as bigint),
       unpriced: exactNumber(r.up as bigint),
-      firstOn: String(r.first_on),
-      lastOn: String(r.last_on),
+      firstOn: r.first_on === null ? null : String(r.first_on),
+      lastOn: r.last_on === null ? null : String(r.last_on),
     }));
   };
   try {

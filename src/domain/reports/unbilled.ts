@@ -8,6 +8,12 @@ import { todayOf } from './range.ts';
 import type { UnbilledInput, UnbilledOutput } from './schemas.ts';
 import { entryScope } from './visibility.ts';
 
+/** A row's first or last day, which this report always asks for (`days: true`). */
+function dayOf(day: string | null): string {
+  if (day === null) throw new Error('the unbilled totals were read without their days');
+  return day;
+}
+
 /**
  * tRPC `reports.unbilled`: what could be invoiced now, per client and project: the `unbilled`
  * entries of billable tasks recorded up to `to` (default today), their hours, their amount at
@@ -24,6 +30,7 @@ export function unbilledReport(scope: Scope, input: UnbilledInput): UnbilledOutp
     billable: true,
     entries: entryScope(scope, input),
     group: ['client', 'project'],
+    days: true,
   });
   const clients = clientNames(scope.db, [...new Set(rows.map((r) => r.keys[0] ?? ''))]);
   const projects = projectNames(scope.db, [...new Set(rows.map((r) => r.keys[1] ?? ''))]);
@@ -44,8 +51,8 @@ export function unbilledReport(scope: Scope, input: UnbilledInput): UnbilledOutp
       seconds: r.unbilledSeconds,
       hours: hoursOf(r.unbilledSeconds),
       amount: fromMinor(r.unbilledMinor, r.currency),
-      oldest_recorded_on: r.firstOn,
-      newest_recorded_on: r.lastOn,
+      oldest_recorded_on: dayOf(r.firstOn),
+      newest_recorded_on: dayOf(r.lastOn),
     };
   });
   out.sort((a, b) => a.client.name.localeCompare(b.client.name) || compareText(a.client.id, b.client.id) || a.project.name.localeCompare(b.project.name) || compareText(a.project.id, b.project.id));
