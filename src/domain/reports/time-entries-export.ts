@@ -158,7 +158,9 @@ type RawEntry = [number, string, string, number, TimeEntryStatus, number, number
 /**
  * The CSV lines of the entries, a chunk at a time. A line is its combination's cells (written
  * once per combination) and the entry's own: a hot loop, so it concatenates the cells itself
- * rather than going through `CsvColumn`s, with the same encoding (`textCell`) for every text cell.
+ * rather than going through `CsvColumn`s, with the same encoding (`textCell`) for every cell a
+ * person wrote (names, notes, invoice numbers). Ids, days and timestamps are written by the
+ * service itself as UUIDs and ISO 8601 text, which never need quoting or neutralising.
  */
 function* lines(scope: Scope, range: DateRange, entries: EntryScope, input: TimeEntriesExportInput): Generator<string> {
   const st = scope.statements(exportStatements);
@@ -179,9 +181,9 @@ function* lines(scope: Scope, range: DateRange, entries: EntryScope, input: Time
         const [rowid, id, recordedOn, n, status, billable, seconds, notes, amount, invoiceId, createdAt, updatedAt] = row;
         const combo = combos[n]!;
         out.add(
-          `${textCell(id)},${recordedOn},${combo.cells},${status},${billable === 1},${(hoursText[seconds] ??= String(hoursOf(seconds)))},${seconds},${textCell(notes)},${combo.currency},` +
+          `${id},${recordedOn},${combo.cells},${status},${billable === 1},${(hoursText[seconds] ??= String(hoursOf(seconds)))},${seconds},${textCell(notes)},${combo.currency},` +
             `${amount === null ? '' : combo.rateCell},${amount === null ? '' : minorToDecimalString(amount, combo.decimals)},` +
-            `${invoiceId ? textCell(numberOf(invoiceId)) : ''},${invoiceId ? textCell(invoiceId) : ''},${textCell(createdAt)},${textCell(updatedAt)}\r\n`,
+            `${invoiceId ? textCell(numberOf(invoiceId)) : ''},${invoiceId ?? ''},${createdAt},${updatedAt}\r\n`,
         );
         params.day = recordedOn;
         params.rid = rowid;
