@@ -4,9 +4,13 @@ import type * as schema from './schema/index.ts';
 
 export * as schema from './schema/index.ts';
 
-/** A workspace's database, and the same type inside `db.transaction((tx) => ...)`. */
+/** A workspace's database. */
 export type Database = BetterSQLite3Database<typeof schema>;
-export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+/**
+ * The database as `scope.write` hands it to its work: the same connection, inside the write
+ * transaction (src/domain/scope.ts runs it as a better-sqlite3 transaction, not a drizzle one).
+ */
+export type Transaction = Database;
 /** Either; domain functions that only read or write take this. */
 export type Db = Database | Transaction;
 

@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '../db/index.ts';
+import { connectionOf, type Database, type Transaction } from '../db/index.ts';
 import type { WorkspaceInfo } from '../workspaces/info.ts';
 import type { ActingUser } from './team-members/acting-user.ts';
 import type { SecretBox } from './webhooks/secret.ts';
@@ -104,6 +104,17 @@ export interface OpenScope {
   beforeCommit(hook: CommitHook): void;
 }
 
+/**
+ * The connection's one transaction function (better-sqlite3 turns a call inside an open transaction,
+ * such as a shared commit, into a savepoint). The work runs on the workspace's drizzle database
+ * itself: a drizzle transaction object would be built for every write, and with the relational
+ * schema that construction cost more than the write path's own statements.
+ */
+const immediateTransaction = (db: Database) => {
+  const run = connectionOf(db).transaction(<T>(work: () => T): T => work());
+  return <T>(work: () => T): T => run.immediate(work) as T;
+};
+
 export function openScope(source: ScopeSource, run: (effect: Effect) => void): OpenScope {
   const effects = new Set<Effect>();
   const commits: Promise<void>[] = [];
@@ -121,19 +132,16 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
       if (current) return work(current);
       if (source.shareCommit) commits.push(source.commits.join());
       else source.commits.flush();
-      const result = source.db.transaction(
-        (tx) => {
-          current = tx;
-          try {
-            const result = work(tx);
-            for (const hook of hooks.splice(0)) hook(tx, result);
-            return result;
-          } finally {
-            current = null;
-          }
-        },
-        { behavior: 'immediate' },
-      );
+      const result = source.memo(immediateTransaction)(() => {
+        current = source.db;
+        try {
+          const result = work(source.db);
+          for (const hook of hooks.splice(0)) hook(source.db, result);
+          return result;
+        } finally {
+          current = null;
+        }
+      });
       effects.add('changed');
       return result;
     },
