@@ -3,21 +3,22 @@
  * and whether work due in the 9,999th workspace still goes out within its minute, because the jobs
  * keep one schedule instead of opening every file each pass.
  *
+ * The server is the built artifact (`node dist/main.js serve`, built first), as an operator runs
+ * it: its CPU time and resident memory are read from /proc, so they are the server's alone (not a
+ * TypeScript loader's, nor the load generator's).
+ *
  *   npx tsx scripts/bench-workspaces.ts                 # 10,000 workspaces
  *   BENCH_WORKSPACES=2000 npx tsx scripts/bench-workspaces.ts
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import pino from 'pino';
-import { loadConfig } from '../src/config.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
-import { createServices } from '../src/services.ts';
-import { startServer } from '../src/server.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { makeMember, makeProjectSetup, makeProjectUser, makeTimeEntry } from '../test/helpers/factories.ts';
 import { assertCount, printRows, record } from './bench-report.ts';
@@ -32,20 +33,37 @@ interface Stats {
   rss: number;
   at: number;
 }
-type FromChild = { ready: { port: number } } | { stats: Stats };
 
-/** The server, in a child process of its own so its CPU time and memory are its alone. */
-async function child(dataDir: string): Promise<void> {
-  const services = createServices(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0' }), { logger: pino({ level: 'silent' }) });
-  const server = await startServer(services, { port: 0, host: '127.0.0.1' });
-  process.send?.({ ready: { port: Number(new URL(server.url).port) } } satisfies FromChild);
-  process.on('message', (msg) => {
-    if (msg === 'stats') {
-      const cpu = process.cpuUsage();
-      process.send?.({ stats: { cpuMs: (cpu.user + cpu.system) / 1000, rss: process.memoryUsage().rss, at: performance.now() } } satisfies FromChild);
-    }
-    if (msg === 'exit') void server.close().then(() => process.exit(0));
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** The process's CPU time (user + system) and resident memory, from /proc. */
+function stats(pid: number): Stats {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After "pid (comm) ": state is field 0, utime 11, stime 12 (stat(5) fields 14 and 15).
+  const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return { cpuMs, rss: rssKb * 1024, at: performance.now() };
+}
+
+/** `hourbook serve` from the build, on a free port; resolves once /readyz answers. */
+async function serve(dataDir: string): Promise<{ proc: ChildProcess; port: number }> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
   });
+  const proc = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'serve'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 3000; i++) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) return { proc, port };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('server not ready after 60 s');
 }
 
 /** 10,000 workspace files: one provisioned, the rest copies of it with their own workspace row. */
@@ -68,20 +86,6 @@ function makeWorkspaces(dataDir: string): { key: string; projectId: string } {
   makeTimeEntry(last.db, { clientId: s.client.id, projectId: s.project.id, taskId: s.task.id, userId: s.member.id }, { status: 'pending_approval' });
   registry.closeAll();
   return { key: template.apiKey, projectId: s.project.id };
-}
-
-function nextMessage(proc: ChildProcess): Promise<FromChild> {
-  return new Promise((resolve, reject) => {
-    proc.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    proc.once('message', (m) => resolve(m as FromChild));
-  });
-}
-
-async function stats(proc: ChildProcess): Promise<Stats> {
-  proc.send('stats');
-  const m = await nextMessage(proc);
-  if (!('stats' in m)) throw new Error('no stats');
-  return m.stats;
 }
 
 function patch(port: number, host: string, key: string, path: string, body: unknown): Promise<number> {
@@ -110,26 +114,25 @@ export async function run(): Promise<void> {
   const started = Date.now();
   const { key, projectId } = makeWorkspaces(dataDir);
   console.log(`${COUNT} workspace files made in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const proc = fork(fileURLToPath(import.meta.url), ['--serve', dataDir], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'ignore' });
+  const { proc, port } = await serve(dataDir);
+  const pid = proc.pid!;
   try {
-    const ready = await nextMessage(proc);
-    if (!('ready' in ready)) throw new Error('server did not start');
-    const { port } = ready.ready;
     // The first visit of every file: wait until a 5-second window uses under 5 % of a core.
     const firstVisit = Date.now();
-    let before = await stats(proc);
+    let before = stats(pid);
     for (;;) {
       await new Promise((r) => setTimeout(r, 5_000));
-      const now = await stats(proc);
+      const now = stats(pid);
       const share = (now.cpuMs - before.cpuMs) / (now.at - before.at);
       before = now;
       if (share < 0.05) break;
     }
     record({ section: SECTION, figure: `first visit of ${COUNT} workspaces at start`, value: (Date.now() - firstVisit) / 1000, unit: 's' });
 
-    const idleStart = await stats(proc);
+    const idleStart = stats(pid);
     await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
-    const idleEnd = await stats(proc);
+    const idleEnd = stats(pid);
     record({ section: SECTION, figure: `idle CPU, ${COUNT} workspaces`, value: (100 * (idleEnd.cpuMs - idleStart.cpuMs)) / (idleEnd.at - idleStart.at), unit: '% of a core', goal: { of: 'value', atMost: 2 } });
     record({ section: SECTION, figure: `RSS, ${COUNT} workspaces`, value: idleEnd.rss / 2 ** 20, unit: 'MB', goal: { of: 'value', atMost: 250 } });
 
@@ -154,12 +157,10 @@ export async function run(): Promise<void> {
     record({ section: SECTION, figure: `digest due in workspace ${COUNT - 1}: queued after its time`, value: (sentAt! - due.getTime()) / 1000, unit: 's', goal: { of: 'value', atMost: 60 } });
     printRows(SECTION);
   } finally {
-    proc.send('exit');
+    proc.kill('SIGTERM');
     await new Promise((r) => proc.once('exit', r));
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-const serveAt = process.argv.indexOf('--serve');
-if (serveAt >= 0) await child(process.argv[serveAt + 1]!);
-else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();

@@ -1,11 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import type * as schema from './schema/index.ts';
 
 export * as schema from './schema/index.ts';
 
 /** A workspace's database. */
-export type Database = BetterSQLite3Database<typeof schema>;
+export type Database = BetterSQLite3Database;
 /**
  * The database as `scope.write` hands it to its work: the same connection, inside the write
  * transaction (src/domain/scope.ts runs it as a better-sqlite3 transaction, not a drizzle one).

@@ -1,4 +1,3 @@
-import { relations } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { bool, id, timestamps } from './columns.ts';
 import { clients } from './clients.ts';
@@ -102,13 +101,3 @@ export const projectUsers = sqliteTable(
     index('project_users_user_idx').on(t.userId),
   ],
 );
-
-/** For the relational reads of a project with its tasks and their checklist items. */
-export const projectRelations = relations(projects, ({ many }) => ({ tasks: many(tasks) }));
-export const taskRelations = relations(tasks, ({ one, many }) => ({
-  project: one(projects, { fields: [tasks.projectId], references: [projects.id] }),
-  checklistItems: many(checklistItems),
-}));
-export const checklistItemRelations = relations(checklistItems, ({ one }) => ({
-  task: one(tasks, { fields: [checklistItems.taskId], references: [tasks.id] }),
-}));

@@ -4,7 +4,7 @@ import { checklistItems, projects, projectUsers, tasks, teamMembers } from '../.
 import { notFound } from '../../errors.ts';
 import { inIds } from '../queries.ts';
 import type { Scope } from '../scope.ts';
-import type { ProjectRow, ProjectWithTasks } from './records.ts';
+import type { ChecklistItemRow, ProjectRow, ProjectWithTasks, TaskRow, TaskWithItems } from './records.ts';
 
 const memberColumns = {
   ...getTableColumns(projectUsers),
@@ -15,18 +15,9 @@ const memberColumns = {
   active: teamMembers.active,
 };
 
-/** Tasks in their listed order, each with its checklist items in order (drizzle relations). */
-const withTasks = {
-  tasks: {
-    orderBy: [asc(tasks.position), asc(tasks.id)],
-    with: { checklistItems: { orderBy: [asc(checklistItems.position), asc(checklistItems.id)] } },
-  },
-};
-
 /** Statements prepared once per open workspace file; they run inside a caller's transaction too. */
 export const projectStatements = (db: Database) => ({
   projectById: db.select().from(projects).where(eq(projects.id, sql.placeholder('id'))).prepare(),
-  withTasksById: db.query.projects.findFirst({ where: eq(projects.id, sql.placeholder('id')), with: withTasks }).prepare(),
   tasksOfProject: db
     .select()
     .from(tasks)
@@ -70,15 +61,43 @@ export function getProjectRow(scope: Pick<Scope, 'statements'>, projectId: strin
 
 /** One project with its tasks and their checklist items, as it is now (also inside a write). */
 export function loadProjectWithTasks(scope: Pick<Scope, 'statements'>, projectId: string): ProjectWithTasks {
-  const row = scope.statements(projectStatements).withTasksById.execute({ id: projectId }).sync();
-  if (!row) throw notFound('project', `No project with id ${projectId} in this workspace`);
-  return row;
+  const st = scope.statements(projectStatements);
+  const row = getProjectRow(scope, projectId);
+  return withTasks([row], st.tasksOfProject.all({ projectId }), st.itemsOfProject.all({ projectId }))[0]!;
 }
 
-/** A page of projects with their tasks and items, in the order of `ids`, in one relational query. */
+/** A page of projects with their tasks and items, in the order of `ids`, in three queries. */
 export function loadProjectsWithTasks(db: Db, ids: readonly string[]): ProjectWithTasks[] {
   if (ids.length === 0) return [];
-  const rows = db.query.projects.findMany({ where: inIds(projects.id, ids), with: withTasks }).sync();
+  const rows = db.select().from(projects).where(inIds(projects.id, ids)).all();
+  const taskRows = db.select().from(tasks).where(inIds(tasks.projectId, ids)).orderBy(asc(tasks.position), asc(tasks.id)).all();
+  const items = db
+    .select(getTableColumns(checklistItems))
+    .from(checklistItems)
+    .innerJoin(tasks, eq(tasks.id, checklistItems.taskId))
+    .where(inIds(tasks.projectId, ids))
+    .orderBy(asc(checklistItems.position), asc(checklistItems.id))
+    .all();
   const order = new Map(ids.map((id, i) => [id, i]));
-  return rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  return withTasks(rows, taskRows, items).sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+}
+
+/** Projects with their tasks in listed order, each task with its checklist items in order (both given sorted). */
+function withTasks(rows: ProjectRow[], taskRows: TaskRow[], items: ChecklistItemRow[]): ProjectWithTasks[] {
+  const itemsOf = groupBy(items, (item) => item.taskId);
+  const tasksOf = groupBy(
+    taskRows.map((task): TaskWithItems => ({ ...task, checklistItems: itemsOf.get(task.id) ?? [] })),
+    (task) => task.projectId,
+  );
+  return rows.map((row) => ({ ...row, tasks: tasksOf.get(row.id) ?? [] }));
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = out.get(key(row));
+    if (list) list.push(row);
+    else out.set(key(row), [row]);
+  }
+  return out;
 }
