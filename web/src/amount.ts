@@ -60,6 +60,14 @@ function example(locale: string, decimals: number): string {
   return new Intl.NumberFormat(locale, { minimumFractionDigits: decimals, maximumFractionDigits: decimals }).format(value as `${number}`);
 }
 
+/** An amount the API gave (a JSON number with at most the currency's decimals) in minor units, from its exact text. */
+export function toMinorUnits(amount: number, currency: string): number {
+  const decimals = currencyDecimals(currency);
+  const [int = '0', frac = ''] = String(Math.abs(amount)).split('.');
+  const value = Number(int + frac.padEnd(decimals, '0').slice(0, decimals));
+  return amount < 0 ? -value : value;
+}
+
 /** A minor amount as an amount field shows it (123450 EUR, de → "1.234,50"). */
 export function amountText(minor: number, currency: string, locale: string): string {
   const decimals = currencyDecimals(currency);

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, apiError } from '../api.ts';
-import { formatDate, formatDateTime, formatMoney } from '../format.ts';
+import { formatDate, formatDateTime, formatMinor, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge, InvoiceStatus } from '../ui/badge.tsx';
 import { FormError } from '../ui/field.tsx';
@@ -209,7 +209,7 @@ function Payments({ view }: { view: View }) {
           <ul>
             {unapplied.map((u) => (
               <li key={u.event_id}>
-                {formatDateTime(u.received_at)}: {u.amount_minor !== null && u.currency ? `${u.amount_minor} ${u.currency} (minor units)` : 'amount unknown'} — {u.reason}
+                {formatDateTime(u.received_at)}: {u.amount_minor !== null && u.currency ? formatMinor(u.amount_minor, u.currency) : 'amount unknown'} — {u.reason}
               </li>
             ))}
           </ul>
