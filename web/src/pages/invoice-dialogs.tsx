@@ -52,10 +52,7 @@ export function RecordPaymentDialog({ invoice, onClose }: { invoice: Invoice; on
     <Dialog title={`Record a payment on ${invoice.number}`} onClose={onClose}>
       <Form
         className="stack"
-        onSubmit={() => {
-          amount.check();
-          if (amount.value !== null) record.mutate();
-        }}
+        onSubmit={() => amount.whenValid(() => record.mutate())}
       >
         <p className="muted">Balance due: {formatMoney(invoice.balance_due, invoice.currency)}</p>
         <FormError message={errors.form} />

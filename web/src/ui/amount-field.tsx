@@ -17,6 +17,11 @@ export function useAmountInput(initial: string, currency: string, opts: { positi
     setText,
     /** Shows the message, if any (on leaving the field, on submit). */
     check: () => setChecked(true),
+    /** On submit: shows the message, or runs `send` when the field reads as an amount. */
+    whenValid: (send: () => void) => {
+      setChecked(true);
+      if (parsed === null || parsed.ok) send();
+    },
     /** The amount as the API takes it (a decimal number built from its exact text); null when empty or not an amount. */
     value: parsed?.ok ? minorToNumber(parsed.value, currency) : null,
     valid: parsed === null || parsed.ok,
