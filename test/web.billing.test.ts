@@ -149,7 +149,7 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await look(owner, 'invoice-sent');
     await owner.getByRole('button', { name: 'Record a payment' }).click();
     const dialog = owner.getByRole('dialog', { name: 'Record a payment on INV-0001' });
-    await expect.poll(() => dialog.getByLabel('Amount (EUR)').inputValue()).toBe('1190');
+    await expect.poll(() => dialog.getByLabel('Amount (EUR)').inputValue()).toBe('1,190.00');
     // More than the balance: refused, the message beside the amount.
     await dialog.getByLabel('Amount (EUR)').fill('1500');
     await dialog.getByRole('button', { name: 'Record payment' }).click();
@@ -169,7 +169,7 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await look(owner, 'invoice-partially-paid');
 
     await owner.getByRole('button', { name: 'Record a payment' }).click();
-    await expect.poll(() => owner.getByLabel('Amount (EUR)').inputValue()).toBe('690');
+    await expect.poll(() => owner.getByLabel('Amount (EUR)').inputValue()).toBe('690.00');
     await owner.getByRole('dialog').getByRole('button', { name: 'Record payment' }).click();
     await owner.locator('.page-head').getByText('Paid', { exact: true }).waitFor();
     await expect.poll(() => facts(owner, 'Balance due').textContent()).toBe('€0.00');

@@ -48,6 +48,10 @@ export const readDecimal = (text: string, maxDecimals: number, opts?: { positive
 /** An amount of the API as an amount field starts out (1190 EUR → "1,190.00" in en, "1.190,00" in de). */
 export const amountInputText = (amount: number, currency: string) => amountText(toMinorUnits(amount, currency), currency, locale);
 
+/** A quantity or percentage as its field starts out: this locale's decimal mark, no grouping (1.5 → "1,5" in de). */
+export const decimalInputText = (value: number, maxDecimals: number) =>
+  fmt(`input|${maxDecimals}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: maxDecimals, useGrouping: false })).format(String(value) as `${number}`);
+
 export const formatNumber = (value: number, maxDecimals = 2) => fmt(`n|${maxDecimals}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: maxDecimals })).format(value);
 
 /** Hours as H:MM, the way people read durations (1.5 → 1:30). */

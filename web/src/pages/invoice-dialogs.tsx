@@ -11,6 +11,7 @@ import { Check, FormError, formErrors } from '../ui/field.tsx';
 import { Actions, Form, SelectField, TextField } from '../ui/form.tsx';
 import { focusWhenShown } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
+import { RecipientChecks } from './invoice-form-fields.tsx';
 
 /** The invoice page's dialogs: record a payment, send (or send again), void. */
 
@@ -74,7 +75,11 @@ export function SendDialog({ view, again, onClose }: { view: View; again: boolea
   const me = useMe();
   const notify = useNotice();
   const { invoice, client_recipients: recipients } = view;
-  const [chosen, setChosen] = useState<Set<string>>(() => new Set(invoice.recipient_ids.length ? invoice.recipient_ids : recipients.map((r) => r.id)));
+  // The draft's own recipients (chosen at creation or in the editor) while any is still on the client; else all of them.
+  const [chosen, setChosen] = useState<Set<string>>(() => {
+    const own = recipients.filter((r) => invoice.recipient_ids.includes(r.id));
+    return new Set((own.length ? own : recipients).map((r) => r.id));
+  });
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
   const [attach, setAttach] = useState(true);
@@ -117,20 +122,7 @@ export function SendDialog({ view, again, onClose }: { view: View; again: boolea
         <FormError message={errors.form} />
         <fieldset>
           <legend>Recipients</legend>
-          {recipients.map((r) => (
-            <Check
-              key={r.id}
-              label={`${r.name} <${r.email}>`}
-              checked={chosen.has(r.id)}
-              onChange={(on) => {
-                const next = new Set(chosen);
-                if (on) next.add(r.id);
-                else next.delete(r.id);
-                setChosen(next);
-              }}
-            />
-          ))}
-          <FormError message={errors.field('invoice_details.recipient_ids')} />
+          <RecipientChecks recipients={recipients} chosen={chosen} onChosen={setChosen} error={errors.field('invoice_details.recipient_ids')} />
         </fieldset>
         <TextField label="Subject (optional)" hint="Empty: the usual subject with the invoice number" maxLength={255} value={subject} onChange={setSubject} error={errors.field('invoice_details.subject')} />
         <TextField label="Message (optional)" multiline value={message} onChange={setMessage} error={errors.field('invoice_details.message')} />
