@@ -7,7 +7,7 @@ import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
 import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS } from './helpers/browser.ts';
+import { checkPage, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeRecipient } from './helpers/factories.ts';
 
@@ -43,16 +43,7 @@ const facts = (page: Page, term: string) => page.locator('.facts div', { has: pa
 const listed = (page: Page) => page.locator('a[data-invoice-link]').allTextContents();
 const fieldOf = (page: Page, label: string) => page.locator('.field', { has: page.getByLabel(label, { exact: true }) });
 
-async function signIn(email: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-US', bypassCSP: true });
-  const page = await context.newPage();
-  await page.goto(issuePasswordLink(scopeOf(services, services.registry.get('inv')!), { email }).link);
-  await page.getByLabel('New password').fill('a long password for tests');
-  await page.getByLabel('Repeat the password').fill('a long password for tests');
-  await page.getByRole('button', { name: 'Save password and sign in' }).click();
-  await page.getByRole('heading', { name: 'Timesheet' }).waitFor();
-  return page;
-}
+const signIn = (email: string) => signInByLink(browser, issuePasswordLink(scopeOf(services, services.registry.get('inv')!), { email }).link);
 
 /** More invoices than a page holds, every third a draft; one sent invoice with a card payment the processor could not record. */
 async function seed(apiKey: string) {
