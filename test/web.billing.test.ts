@@ -12,7 +12,7 @@ import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
 import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS } from './helpers/browser.ts';
+import { checkPage, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeRecipient, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { readPdf } from './helpers/pdf.ts';
@@ -60,19 +60,8 @@ const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString
 const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 const facts = (page: Page, term: string) => page.locator('.facts div', { has: page.locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd');
 
-async function signIn(email: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-US', bypassCSP: true, acceptDownloads: true });
-  const page = await context.newPage();
-  // window.confirm (delete, rotate, remove) is answered yes.
-  page.on('dialog', (d) => void d.accept());
-  const handle = services.registry.get('bill')!;
-  await page.goto(issuePasswordLink(scopeOf(services, handle), { email }).link);
-  await page.getByLabel('New password').fill('a long password for tests');
-  await page.getByLabel('Repeat the password').fill('a long password for tests');
-  await page.getByRole('button', { name: 'Save password and sign in' }).click();
-  await page.getByRole('heading', { name: 'Timesheet' }).waitFor();
-  return page;
-}
+// window.confirm (delete, rotate, remove) is answered yes.
+const signIn = (email: string) => signInByLink(browser, issuePasswordLink(scopeOf(services, services.registry.get('bill')!), { email }).link);
 
 /** Invoices made through the procedures, so each screen starts from a known state. */
 async function seed(apiKey: string) {
@@ -149,7 +138,7 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await look(owner, 'invoice-sent');
     await owner.getByRole('button', { name: 'Record a payment' }).click();
     const dialog = owner.getByRole('dialog', { name: 'Record a payment on INV-0001' });
-    await expect.poll(() => dialog.getByLabel('Amount (EUR)').inputValue()).toBe('1190');
+    await expect.poll(() => dialog.getByLabel('Amount (EUR)').inputValue()).toBe('1,190.00');
     // More than the balance: refused, the message beside the amount.
     await dialog.getByLabel('Amount (EUR)').fill('1500');
     await dialog.getByRole('button', { name: 'Record payment' }).click();
@@ -169,7 +158,7 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await look(owner, 'invoice-partially-paid');
 
     await owner.getByRole('button', { name: 'Record a payment' }).click();
-    await expect.poll(() => owner.getByLabel('Amount (EUR)').inputValue()).toBe('690');
+    await expect.poll(() => owner.getByLabel('Amount (EUR)').inputValue()).toBe('690.00');
     await owner.getByRole('dialog').getByRole('button', { name: 'Record payment' }).click();
     await owner.locator('.page-head').getByText('Paid', { exact: true }).waitFor();
     await expect.poll(() => facts(owner, 'Balance due').textContent()).toBe('€0.00');

@@ -1,11 +1,12 @@
-import { and, asc, eq, gt, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { invalidField } from '../errors.ts';
 
 /**
- * Keyset pagination for the tRPC list procedures: rows are ordered by (created_at, id) and the
- * cursor is the last row's pair, encoded opaquely. Stable under inserts, no OFFSET scans.
+ * Keyset pagination for the tRPC list procedures: rows are ordered by (created_at, id), oldest
+ * first unless a list offers newest first, and the cursor is the last row's pair, encoded opaquely.
+ * Stable under inserts, no OFFSET scans; the (created_at, id) index serves both directions.
  */
 export const cursorInput = {
   cursor: z.string().max(200).optional(),
@@ -47,11 +48,17 @@ export interface KeysetColumns {
   id: AnySQLiteColumn;
 }
 
-/** The condition that starts a page after the cursor; undefined for the first page. */
-export function afterCursor(cols: KeysetColumns, cursor: string | undefined): SQL | undefined {
+/** Oldest first (`asc`, every list's default) or newest first (`desc`). */
+export type KeysetDirection = 'asc' | 'desc';
+
+/** The condition that starts a page after the cursor (in the page's direction); undefined for the first page. */
+export function afterCursor(cols: KeysetColumns, cursor: string | undefined, direction: KeysetDirection = 'asc'): SQL | undefined {
   const after = decodeCursor(cursor);
-  return after ? or(gt(cols.createdAt, after.createdAt), and(eq(cols.createdAt, after.createdAt), gt(cols.id, after.id))) : undefined;
+  if (!after) return undefined;
+  const beyond = direction === 'asc' ? gt : lt;
+  return or(beyond(cols.createdAt, after.createdAt), and(eq(cols.createdAt, after.createdAt), beyond(cols.id, after.id)));
 }
 
-/** The order of every keyset page: creation, then id. */
-export const keysetOrder = (cols: KeysetColumns) => [asc(cols.createdAt), asc(cols.id)] as const;
+/** The order of every keyset page: creation, then id (both reversed for newest first). */
+export const keysetOrder = (cols: KeysetColumns, direction: KeysetDirection = 'asc') =>
+  direction === 'asc' ? ([asc(cols.createdAt), asc(cols.id)] as const) : ([desc(cols.createdAt), desc(cols.id)] as const);

@@ -2,7 +2,7 @@ import { and, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn, SQLiteInsertValue, SQLiteSelect, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/index.ts';
 import { AppError } from '../errors.ts';
-import { afterCursor, keysetOrder, pageOf, type CursorPosition, type KeysetColumns } from './pagination.ts';
+import { afterCursor, keysetOrder, pageOf, type CursorPosition, type KeysetColumns, type KeysetDirection } from './pagination.ts';
 
 /**
  * `column IN (the given ids)` as one bound JSON parameter, however many ids there are. The one way
@@ -30,6 +30,8 @@ export function insertMany<T extends SQLiteTable>(db: Db, table: T, rows: readon
 interface PageInput {
   cursor?: string | undefined;
   limit: number;
+  /** Default `asc`: creation order. */
+  direction?: KeysetDirection;
 }
 
 interface Page<T> {
@@ -39,7 +41,7 @@ interface Page<T> {
 
 /**
  * The one keyset listing of every tRPC list: `query` is the select with its joins (from
- * `.$dynamic()`), `filters` its conditions; pages run in creation order after the cursor.
+ * `.$dynamic()`), `filters` its conditions; pages run in creation order (or its reverse) after the cursor.
  */
 export function keysetPage<Q extends SQLiteSelect>(
   query: Q,
@@ -49,8 +51,8 @@ export function keysetPage<Q extends SQLiteSelect>(
 ): Page<ReturnType<Q['all']> extends (infer R)[] ? R : never> {
   type Row = ReturnType<Q['all']> extends (infer R)[] ? R : never;
   const rows = query
-    .where(and(...filters, afterCursor(keyset, page.cursor)))
-    .orderBy(...keysetOrder(keyset))
+    .where(and(...filters, afterCursor(keyset, page.cursor, page.direction)))
+    .orderBy(...keysetOrder(keyset, page.direction))
     .limit(page.limit + 1)
     .all() as (Row & CursorPosition)[];
   return pageOf(rows, page.limit);

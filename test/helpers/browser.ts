@@ -63,6 +63,22 @@ export async function screenshots(page: Page, name: string, opts: { dir?: string
   if (viewport) await page.setViewportSize(viewport);
 }
 
+/**
+ * A new browser context (en-US, desktop, downloads allowed) signed in through a set-password link,
+ * on the timesheet; confirm() dialogs are answered yes.
+ */
+export async function signInByLink(browser: Browser, link: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-US', bypassCSP: true, acceptDownloads: true });
+  const page = await context.newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(link);
+  await page.getByLabel('New password').fill('a long password for tests');
+  await page.getByLabel('Repeat the password').fill('a long password for tests');
+  await page.getByRole('button', { name: 'Save password and sign in' }).click();
+  await page.getByRole('heading', { name: 'Timesheet' }).waitFor();
+  return page;
+}
+
 /** A link of the main navigation. */
 export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 

@@ -3,6 +3,8 @@
  * the workspace's (its identity's locale, set by the session gate once signed in); the browser's
  * before that.
  */
+import { amountText, currencyDecimals, minorToDecimal, parseAmount, parseDecimal, toMinorUnits } from './amount.ts';
+
 let locale = typeof navigator === 'undefined' ? 'en-US' : navigator.language || 'en-US';
 export const setLocale = (value: string) => {
   locale = value;
@@ -34,6 +36,21 @@ export const formatDateTime = (iso: string, timeZone?: string) =>
 
 export const formatMoney = (amount: number, currency: string) =>
   fmt(`money|${currency}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency })).format(amount);
+
+/** An amount kept in minor units (as the card processor reports it): 12345 USD → $123.45. */
+export const formatMinor = (minor: number, currency: string) =>
+  fmt(`money|${currency}`, () => new Intl.NumberFormat(locale, { style: 'currency', currency })).format(minorToDecimal(minor, currencyDecimals(currency)) as `${number}`);
+
+/** What a person typed into an amount field, read in this locale (amount.ts): minor units or why not. */
+export const readAmount = (text: string, currency: string, opts?: { positive?: boolean }) => parseAmount(text, currency, locale, opts);
+/** A quantity or percentage typed in this locale, as the number the API takes. */
+export const readDecimal = (text: string, maxDecimals: number, opts?: { positive?: boolean }) => parseDecimal(text, locale, maxDecimals, opts);
+/** An amount of the API as an amount field starts out (1190 EUR → "1,190.00" in en, "1.190,00" in de). */
+export const amountInputText = (amount: number, currency: string) => amountText(toMinorUnits(amount, currency), currency, locale);
+
+/** A quantity or percentage as its field starts out: this locale's decimal mark, no grouping (1.5 → "1,5" in de). */
+export const decimalInputText = (value: number, maxDecimals: number) =>
+  fmt(`input|${maxDecimals}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: maxDecimals, useGrouping: false })).format(String(value) as `${number}`);
 
 export const formatNumber = (value: number, maxDecimals = 2) => fmt(`n|${maxDecimals}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: maxDecimals })).format(value);
 

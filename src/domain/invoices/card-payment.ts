@@ -111,7 +111,9 @@ function record(scope: Scope, tx: Db, event: ProcessorEvent, outcome: Exclude<Ou
       type: event.type,
       invoiceId: facts.invoiceId ?? null,
       providerPaymentId: event.session?.id ?? null,
-      amountMinor: facts.amountMinor ?? event.session?.amount_total ?? null,
+      // Recorded or unapplied: minor units of the currency paid (invoices.payments lists them), null when not a
+      // whole number of them; an ignored event keeps the processor's own number.
+      amountMinor: facts.amountMinor !== undefined ? facts.amountMinor : (event.session?.amount_total ?? null),
       currency: event.session?.currency?.toUpperCase() ?? null,
       outcome,
       reason,
@@ -153,7 +155,9 @@ export function applyProcessorEvent(scope: Scope, event: ProcessorEvent): { outc
     if (tx.select({ id: payments.id }).from(payments).where(eq(payments.providerPaymentId, session.id)).get()) {
       return record(scope, tx, event, 'ignored', 'this checkout session was recorded already', { invoiceId: invoice.id });
     }
-    const amountMinor = session.amount_total === null ? null : fromProcessorAmount(session.amount_total, invoice.currency);
+    // Counted in the currency paid (the invoice's, unless the checkout was in another one).
+    const paidCurrency = /^[A-Z]{3}$/.test(session.currency?.toUpperCase() ?? '') ? session.currency!.toUpperCase() : invoice.currency;
+    const amountMinor = session.amount_total === null ? null : fromProcessorAmount(session.amount_total, paidCurrency);
     const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
     const reason = unappliable(invoice, session, amountMinor, balanceDueMinor(invoice, paid));
     if (reason !== null || amountMinor === null) return record(scope, tx, event, 'unapplied', reason ?? 'no amount', { invoiceId: invoice.id, amountMinor });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Transaction } from '../../db/index.ts';
-import { clients, invoiceProjects, invoiceRecipients, invoices, projects } from '../../db/schema/index.ts';
+import { clients, invoiceProjects, invoices, projects } from '../../db/schema/index.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';
@@ -14,7 +14,7 @@ import { assertTotal, priceInvoice, type PricedInvoice } from './price.ts';
 import { billableEntries } from './queries.ts';
 import { freshDocument, toInvoiceRecord, type InvoiceRow } from './records.ts';
 import { queueSending } from './sending.ts';
-import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf } from './store.ts';
+import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf, setInvoiceRecipients } from './store.ts';
 import type { CreateInput, createOutput } from './schemas.ts';
 import type { z } from 'zod';
 
@@ -79,7 +79,7 @@ function insertInvoice(scope: Scope, tx: Transaction, row: InvoiceRow, priced: P
     tx.insert(invoiceProjects).values(projectIds.map((projectId) => ({ invoiceId: row.id, projectId }))).run();
     tx.update(projects).set({ lastInvoiceId: row.id, updatedAt: row.createdAt }).where(inIds(projects.id, projectIds)).run();
   }
-  if (recipients.length) tx.insert(invoiceRecipients).values(recipients.map((r) => ({ invoiceId: row.id, recipientId: r.id }))).run();
+  setInvoiceRecipients(tx, row.id, recipients);
   if (row.interval !== null) tx.update(clients).set({ lastInvoiceInterval: row.interval, updatedAt: row.createdAt }).where(eq(clients.id, row.clientId)).run();
 }
 

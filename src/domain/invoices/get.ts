@@ -1,9 +1,10 @@
 import { asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
-import { invoiceLines, invoiceProjects, invoiceRecipients, invoiceTaxes } from '../../db/schema/index.ts';
+import { invoiceLines, invoiceProjects, invoiceTaxes } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
+import { invoiceRecipientIds } from './store.ts';
 import { toLineRecord, toTaxRecord, type InvoiceRow } from './records.ts';
 import type { getOutput, invoiceIdInput } from './schemas.ts';
 import { requireAdmin } from '../access.ts';
@@ -14,7 +15,6 @@ export function invoiceDetailOf(scope: Scope, db: Db, row: InvoiceRow): z.output
   const lines = db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();
   const taxes = db.select().from(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, row.id)).orderBy(asc(invoiceTaxes.position)).all();
   const projectIds = db.select({ id: invoiceProjects.projectId }).from(invoiceProjects).where(eq(invoiceProjects.invoiceId, row.id)).all();
-  const recipientIds = db.select({ id: invoiceRecipients.recipientId }).from(invoiceRecipients).where(eq(invoiceRecipients.invoiceId, row.id)).all();
   return {
     invoice: {
       ...summaryOf(scope, db, row),
@@ -33,7 +33,7 @@ export function invoiceDetailOf(scope: Scope, db: Db, row: InvoiceRow): z.output
       display_project_name: row.displayProjectName,
       send_email: row.sendEmail,
       project_ids: projectIds.map((p) => p.id),
-      recipient_ids: recipientIds.map((r) => r.id),
+      recipient_ids: invoiceRecipientIds(db, row.id),
       lines: lines.map((l) => toLineRecord(l, row.currency)),
       taxes: taxes.map((t) => toTaxRecord(t, row.currency)),
     },

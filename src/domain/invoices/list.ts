@@ -8,7 +8,7 @@ import type { listInput, listOutput } from './schemas.ts';
 import { requireAdmin } from '../access.ts';
 import { summariesOf } from './summaries.ts';
 
-/** tRPC `invoices.list`: keyset pages by creation, by client, status, kind, overdue, issue dates and change time. */
+/** tRPC `invoices.list`: keyset pages by creation (oldest or newest first), by client, status, kind, overdue, issue dates and change time. */
 export function listInvoices(scope: Scope, input: z.output<typeof listInput>): z.output<typeof listOutput> {
   requireAdmin(scope, 'see invoices');
   const overdue = input.overdue === undefined ? undefined : input.overdue ? overdueSql(todayIn(scope)) : not(overdueSql(todayIn(scope)));
@@ -24,7 +24,7 @@ export function listInvoices(scope: Scope, input: z.output<typeof listInput>): z
       input.to ? lte(invoices.issueDate, input.to) : undefined,
       input.updated_since ? gt(invoices.updatedAt, input.updated_since) : undefined,
     ],
-    input,
+    { ...input, direction: input.order === 'newest_first' ? 'desc' : 'asc' },
   );
   return mapPage(page, (rows) => summariesOf(scope, scope.db, rows));
 }

@@ -248,6 +248,11 @@ export const listInput = z
     from: flexibleDate.optional(),
     to: flexibleDate.optional(),
     updated_since: dateTime.optional(),
+    /** `newest_first`: the pages run from the latest invoice back (the app's list); default oldest first. */
+    order: z
+      .enum(['oldest_first', 'newest_first'], { message: 'must be oldest_first or newest_first' })
+      .describe('Creation order of the pages; a cursor continues in the order it was given with')
+      .default('oldest_first'),
   })
   .prefault({});
 export const listOutput = z.object({ items: z.array(invoiceSummary), next_cursor: z.string().nullable() });
@@ -259,22 +264,39 @@ export const deleteOutput = z.object({ deleted: z.literal(true), invoice_id: idO
 
 /**
  * `invoices.update`: a draft's fields, each optional (left out: unchanged). A line group given
- * replaces every line; `total`, when given, is checked like endpoint 1's.
+ * replaces every line; `total`, when given, is checked like endpoint 1's; `recipient_ids` given
+ * replaces the draft's recipients.
  */
 export const updateInput = z
-  .object({ invoice_id: z.string(), ...invoiceFields })
+  .object({
+    invoice_id: z.string(),
+    ...invoiceFields,
+    /** The draft's recipients, replacing its own (empty: none): whom sending it offers, and reminders reach. */
+    recipient_ids: z
+      .array(z.string(), { message: 'must be an array of recipient ids' })
+      .max(100)
+      .describe("Live recipients of the invoice's client; replaces the draft's recipients")
+      .optional(),
+  })
   .partial({ number: true, total: true })
   .superRefine((v, ctx) => checkLineGroups(v, ctx, false));
 export type UpdateInput = z.output<typeof updateInput>;
 
-/** `invoices.send`: endpoint 1's `invoice_details`, with at least one recipient. */
+const namedRecipients = z.array(z.string(), { message: 'must be an array of recipient ids' }).min(1, 'must name at least one recipient').max(100);
+
+/**
+ * `invoices.send`: endpoint 1's `invoice_details`; `recipient_ids` left out sends to the draft's own
+ * recipients (those chosen at creation or with `invoices.update`), which must not be none.
+ */
 export const sendInput = z.object({
   invoice_id: z.string(),
-  invoice_details: invoiceDetailsInput.extend({
-    recipient_ids: z.array(z.string(), { message: 'must be an array of recipient ids' }).min(1, 'must name at least one recipient').max(100),
-  }),
+  invoice_details: invoiceDetailsInput.extend({ recipient_ids: namedRecipients.optional() }),
 });
-export const resendInput = sendInput;
+/** `invoices.resend`: the recipients are always named. */
+export const resendInput = z.object({
+  invoice_id: z.string(),
+  invoice_details: invoiceDetailsInput.extend({ recipient_ids: namedRecipients }),
+});
 export const sendOutput = z.object({ invoice: invoiceSummary, queued: z.number().int().describe('Messages queued') });
 
 export const voidInput = z.object({

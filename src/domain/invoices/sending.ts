@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
 import { clients, invoiceRecipients, invoices } from '../../db/schema/index.ts';
-import { unprocessable } from '../../errors.ts';
+import { invalidField, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';
 import type { RecipientRow } from '../recipients/records.ts';
@@ -12,7 +12,7 @@ import { mailContext, queueInvoiceMail, replyToFor } from './mail.ts';
 import { findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
 import type { invoiceIdInput, resendInput, sendInput, sendOutput, statusChangeOutput } from './schemas.ts';
-import { recipientsOf } from './store.ts';
+import { invoiceRecipientIds, recipientsOf, setInvoiceRecipients } from './store.ts';
 import { summaryOf } from './summaries.ts';
 
 type Details = z.output<typeof sendInput>['invoice_details'];
@@ -65,7 +65,8 @@ export function sendInvoice(scope: ActorScope, input: z.output<typeof sendInput>
     const row = findInvoice(tx, input.invoice_id);
     if (row.status !== 'draft') throw notDraft(row);
     const details = input.invoice_details;
-    const recipients = recipientsOf(tx, row.clientId, details.recipient_ids, 'invoice_details.recipient_ids');
+    const recipients = recipientsOf(tx, row.clientId, details.recipient_ids ?? invoiceRecipientIds(tx, row.id), 'invoice_details.recipient_ids');
+    if (recipients.length === 0) throw invalidField('invoice_details.recipient_ids', 'must name at least one recipient (the draft has none)');
     const at = scope.now.toISOString();
     const [sending] = tx
       .update(invoices)
@@ -81,8 +82,7 @@ export function sendInvoice(scope: ActorScope, input: z.output<typeof sendInput>
       .where(eq(invoices.id, row.id))
       .returning()
       .all();
-    tx.delete(invoiceRecipients).where(eq(invoiceRecipients.invoiceId, row.id)).run();
-    addRecipients(tx, row.id, recipients);
+    setInvoiceRecipients(tx, row.id, recipients);
     const queued = queueSending(scope, tx, sending!, clientNameOf(tx, row.clientId), recipients);
     return { invoice: summaryOf(scope, tx, sending!), queued };
   });

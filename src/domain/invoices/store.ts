@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db, Transaction } from '../../db/index.ts';
-import { clients, invoiceLines, invoiceProjects, invoices, invoiceTaxes, projects, timeEntries } from '../../db/schema/index.ts';
+import { clients, invoiceLines, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects, timeEntries } from '../../db/schema/index.ts';
 import { invalidField, notFound, unprocessable } from '../../errors.ts';
 import type { ClientRow } from '../clients/records.ts';
 import { inIds } from '../queries.ts';
@@ -51,6 +51,19 @@ export function recipientsOf(tx: Db, clientId: string, named: string[], path: st
     if (!row) throw invalidField(`${path}.${named.indexOf(id)}`, 'is not a recipient of this client');
     return row;
   });
+}
+
+/** The ids of an invoice's recipients. */
+export const invoiceRecipientIds = (db: Db, invoiceId: string): string[] =>
+  db.select({ id: invoiceRecipients.recipientId }).from(invoiceRecipients).where(eq(invoiceRecipients.invoiceId, invoiceId)).all().map((r) => r.id);
+
+/**
+ * The invoice's recipients become exactly these (a draft's chosen recipients, or those a draft is
+ * sent to): sending the draft later offers them, reminders go to them.
+ */
+export function setInvoiceRecipients(tx: Db, invoiceId: string, recipients: RecipientRow[]): void {
+  tx.delete(invoiceRecipients).where(eq(invoiceRecipients.invoiceId, invoiceId)).run();
+  if (recipients.length) tx.insert(invoiceRecipients).values(recipients.map((r) => ({ invoiceId, recipientId: r.id }))).run();
 }
 
 /**

@@ -16,7 +16,7 @@ import { assertTotal, priceInvoice, type PricedInvoice, type PricingRequest } fr
 import { billableEntries, findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
 import type { getOutput, UpdateInput } from './schemas.ts';
-import { deleteLinesAndTaxes, insertPriced, projectsOf, projectsOfLines, releaseEntries, setInvoiceProjects } from './store.ts';
+import { deleteLinesAndTaxes, insertPriced, projectsOf, projectsOfLines, recipientsOf, releaseEntries, setInvoiceProjects, setInvoiceRecipients } from './store.ts';
 
 /** Only a draft invoice may change: anything issued stays as the client received it. */
 export function assertEditableDraft(row: InvoiceRow, what: string): void {
@@ -141,7 +141,8 @@ function writeRepriced(scope: ActorScope, tx: Transaction, invoiceId: string, re
 /**
  * `invoices.update`: edits a draft. Lines, taxes and projects re-price the whole invoice with the
  * same exact rules as endpoint 1; entries taken off return to `unbilled`, new ones become `billed`;
- * `total`, when given, must match (422 `total_mismatch`). One transaction: a refused edit changes
+ * `total`, when given, must match (422 `total_mismatch`); `recipient_ids` replaces the draft's
+ * recipients (each a live recipient of its client, else 422 naming `recipient_ids.N`). One transaction: a refused edit changes
  * nothing. Anything but a draft → 422 `invoice_not_draft`.
  */
 export function updateInvoice(scope: ActorScope, input: UpdateInput): z.output<typeof getOutput> {
@@ -153,11 +154,14 @@ export function updateInvoice(scope: ActorScope, input: UpdateInput): z.output<t
       if (input.number !== undefined && input.number !== row.number && tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.number, input.number)).get()) {
         throw numberTaken(input.number);
       }
+      // Checked before anything is written: a recipient of another client is a 422 naming recipient_ids.N.
+      const recipients = input.recipient_ids && recipientsOf(tx, row.clientId, input.recipient_ids, 'recipient_ids');
       const repriced = reprice(scope, tx, row, getClientRow(tx, row.clientId), input);
       if (input.total !== undefined) assertTotal(input.total, repriced?.priced ?? row, row.currency);
       const at = scope.now.toISOString();
       const [updated] = tx.update(invoices).set({ ...changesOf(row, input, repriced), updatedAt: at }).where(eq(invoices.id, row.id)).returning().all();
       if (repriced) writeRepriced(scope, tx, row.id, repriced, at);
+      if (recipients) setInvoiceRecipients(tx, row.id, recipients);
       return invoiceDetailOf(scope, tx, updated!);
     });
   } catch (err) {

@@ -4,6 +4,7 @@ import { Link, useLocation, useParams } from 'wouter';
 import { api, apiError, type Outputs } from '../api.ts';
 import { formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
+import { AmountField, useAmountInput, type AmountInput } from '../ui/amount-field.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { FormError, formErrors, type FormErrors } from '../ui/field.tsx';
@@ -23,19 +24,18 @@ export const BILLING_METHODS = [
 ] as const;
 export type BillingMethod = (typeof BILLING_METHODS)[number][0];
 
-/** A project's name, billing method and rate: the fields of a new project and of its settings. */
+/** A project's name and billing method, with its rate (an amount field): the fields of a new project and of its settings. */
 export interface ProjectBasics {
   name: string;
   billing: BillingMethod;
-  rate: string;
 }
 
-export function ProjectBasicsFields({ value, onChange, currency, errors }: { value: ProjectBasics; onChange: (v: ProjectBasics) => void; currency: string; errors: FormErrors }) {
+export function ProjectBasicsFields({ value, onChange, rate, currency, errors }: { value: ProjectBasics; onChange: (v: ProjectBasics) => void; rate: AmountInput; currency: string; errors: FormErrors }) {
   return (
     <>
       <TextField label="Name" value={value.name} onChange={(name) => onChange({ ...value, name })} error={errors.field('project.name')} />
       <SelectField label="Billing" value={value.billing} options={BILLING_METHODS} onChange={(billing) => onChange({ ...value, billing })} error={errors.field('project.billing_method')} />
-      <TextField label={`Hourly rate (${currency})`} inputMode="decimal" value={value.rate} onChange={(rate) => onChange({ ...value, rate })} error={errors.field('project.hourly_rate')} />
+      <AmountField label={`Hourly rate (${currency})`} amount={rate} error={errors.field('project.hourly_rate')} />
     </>
   );
 }
@@ -165,7 +165,8 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
   const me = useMe();
   const [, navigate] = useLocation();
   const notify = useNotice();
-  const [basics, setBasics] = useState<ProjectBasics>({ name: '', billing: 'hourly_project_rate', rate: '' });
+  const [basics, setBasics] = useState<ProjectBasics>({ name: '', billing: 'hourly_project_rate' });
+  const rate = useAmountInput('', client.currency, { positive: true, optional: true });
   const [task, setTask] = useState('General');
   const create = useMutation({
     mutationFn: () =>
@@ -176,7 +177,7 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
           client_id: client.id,
           billing_method: basics.billing,
           currency: client.currency,
-          ...(basics.rate.trim() ? { hourly_rate: Number(basics.rate.replace(',', '.')) } : {}),
+          ...(rate.value !== null && { hourly_rate: rate.value }),
           ...(task.trim() ? { tasks_attributes: [{ name: task, billable: true }] } : {}),
           project_users_attributes: [{ user_id: me.member.id, role: 'project_manager' }],
         },
@@ -189,9 +190,9 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
   const errors = formErrors(create.error ? apiError(create.error) : null, ['project.name', 'project.billing_method', 'project.hourly_rate', 'project.tasks_attributes']);
   return (
     <Dialog title={`New project for ${client.name}`} onClose={onClose}>
-      <Form className="stack" onSubmit={() => create.mutate()}>
+      <Form className="stack" onSubmit={() => rate.whenValid(() => create.mutate())}>
         <FormError message={errors.form} />
-        <ProjectBasicsFields value={basics} onChange={setBasics} currency={client.currency} errors={errors} />
+        <ProjectBasicsFields value={basics} onChange={setBasics} rate={rate} currency={client.currency} errors={errors} />
         <TextField label="First task" hint="More tasks and checklists on the project's page" value={task} onChange={setTask} error={errors.field('project.tasks_attributes')} />
         <Actions submit="Create project" pending={create.isPending} onCancel={onClose} />
       </Form>

@@ -3,13 +3,15 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, apiError, type Outputs } from '../api.ts';
 import { todayIn } from '../dates.ts';
-import { formatMoney } from '../format.ts';
+import { amountInputText, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
+import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Check, FormError, formErrors } from '../ui/field.tsx';
 import { Actions, Form, SelectField, TextField } from '../ui/form.tsx';
 import { focusWhenShown } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
+import { RecipientChecks } from './invoice-form-fields.tsx';
 
 /** The invoice page's dialogs: record a payment, send (or send again), void. */
 
@@ -25,20 +27,18 @@ export const PAYMENT_METHODS = [
 ] as const;
 type Method = (typeof PAYMENT_METHODS)[number][0];
 
-/** An amount as typed: `1234.5` or `1234,5` (one decimal separator, no grouping). */
-const amountOf = (text: string) => Number(text.trim().replace(/\s/g, '').replace(',', '.'));
-
 /** The amount of a payment (at most the balance), the day it arrived, how, and a note or reference. */
 export function RecordPaymentDialog({ invoice, onClose }: { invoice: Invoice; onClose: () => void }) {
   const me = useMe();
   const notify = useNotice();
-  const [amount, setAmount] = useState(String(invoice.balance_due));
+  // Typed as people write amounts here (1,234.50 in en, 1.234,50 in de); read exactly, checked before sending.
+  const amount = useAmountInput(amountInputText(invoice.balance_due, invoice.currency), invoice.currency);
   const [paidOn, setPaidOn] = useState(todayIn(me.workspace.time_zone));
   const [method, setMethod] = useState<Method>('bank_transfer');
   const [reference, setReference] = useState('');
   const record = useMutation({
     mutationFn: () =>
-      api.invoices.recordPayment.mutate({ email: me.member.email, invoice_id: invoice.id, amount: amountOf(amount), paid_on: paidOn, method, ...(reference.trim() && { reference }) }),
+      api.invoices.recordPayment.mutate({ email: me.member.email, invoice_id: invoice.id, amount: amount.value!, paid_on: paidOn, method, ...(reference.trim() && { reference }) }),
     onSuccess: ({ payment, invoice: after }) => {
       notify(`${formatMoney(payment.amount, payment.currency)} recorded; ${after.balance_due > 0 ? `${formatMoney(after.balance_due, after.currency)} still due` : 'the invoice is paid'}`);
       onClose();
@@ -51,10 +51,13 @@ export function RecordPaymentDialog({ invoice, onClose }: { invoice: Invoice; on
   });
   return (
     <Dialog title={`Record a payment on ${invoice.number}`} onClose={onClose}>
-      <Form className="stack" onSubmit={() => record.mutate()}>
+      <Form
+        className="stack"
+        onSubmit={() => amount.whenValid(() => record.mutate())}
+      >
         <p className="muted">Balance due: {formatMoney(invoice.balance_due, invoice.currency)}</p>
         <FormError message={errors.form} />
-        <TextField label={`Amount (${invoice.currency})`} inputMode="decimal" value={amount} onChange={setAmount} error={errors.field('amount')} hint="Less than the balance records a partial payment" />
+        <AmountField label={`Amount (${invoice.currency})`} amount={amount} error={errors.field('amount')} hint="Less than the balance records a partial payment" />
         <TextField label="Paid on" type="date" value={paidOn} onChange={setPaidOn} error={errors.field('paid_on')} />
         <SelectField label="Method" value={method} options={PAYMENT_METHODS} onChange={setMethod} error={errors.field('method')} />
         <TextField label="Note or reference" hint="Bank reference, cheque number, …" maxLength={200} value={reference} onChange={setReference} error={errors.field('reference')} />
@@ -72,7 +75,11 @@ export function SendDialog({ view, again, onClose }: { view: View; again: boolea
   const me = useMe();
   const notify = useNotice();
   const { invoice, client_recipients: recipients } = view;
-  const [chosen, setChosen] = useState<Set<string>>(() => new Set(invoice.recipient_ids.length ? invoice.recipient_ids : recipients.map((r) => r.id)));
+  // The draft's own recipients (chosen at creation or in the editor) while any is still on the client; else all of them.
+  const [chosen, setChosen] = useState<Set<string>>(() => {
+    const own = recipients.filter((r) => invoice.recipient_ids.includes(r.id));
+    return new Set((own.length ? own : recipients).map((r) => r.id));
+  });
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
   const [attach, setAttach] = useState(true);
@@ -115,20 +122,7 @@ export function SendDialog({ view, again, onClose }: { view: View; again: boolea
         <FormError message={errors.form} />
         <fieldset>
           <legend>Recipients</legend>
-          {recipients.map((r) => (
-            <Check
-              key={r.id}
-              label={`${r.name} <${r.email}>`}
-              checked={chosen.has(r.id)}
-              onChange={(on) => {
-                const next = new Set(chosen);
-                if (on) next.add(r.id);
-                else next.delete(r.id);
-                setChosen(next);
-              }}
-            />
-          ))}
-          <FormError message={errors.field('invoice_details.recipient_ids')} />
+          <RecipientChecks recipients={recipients} chosen={chosen} onChosen={setChosen} error={errors.field('invoice_details.recipient_ids')} />
         </fieldset>
         <TextField label="Subject (optional)" hint="Empty: the usual subject with the invoice number" maxLength={255} value={subject} onChange={setSubject} error={errors.field('invoice_details.subject')} />
         <TextField label="Message (optional)" multiline value={message} onChange={setMessage} error={errors.field('invoice_details.message')} />

@@ -1,15 +1,16 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
-import { api, apiError, type Inputs, type Outputs } from '../api.ts';
-import { formatMoney } from '../format.ts';
+import { api, apiError, type Outputs } from '../api.ts';
+import { amountInputText, decimalInputText, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
-import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { FormError, formErrors } from '../ui/field.tsx';
+import { Form } from '../ui/form.tsx';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { describeDetail, describeLine, emptyService, LinesFieldset, linesRequest, PreviewSection, TaxesFieldset, usePreview, type Entry, type Mode, type Service, type Tax } from './invoice-form.tsx';
+import { InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
+import { describeDetail, describeLine, emptyService, PERCENT_DECIMALS, PreviewSection, QUANTITY_DECIMALS, useInvoiceFields, useLines, usePreview, type Entry, type InvoiceFieldsState, type Lines, type LinesStart } from './invoice-form.tsx';
 
 type View = Outputs['invoices']['view'];
 type Compose = Outputs['invoices']['compose'];
@@ -38,110 +39,118 @@ function entriesOf(view: View, compose: Compose): Entry[] {
   return [...own, ...compose.unbilled];
 }
 
-/**
- * A draft's editor: its lines, taxes, number, dates and notes, saved with `invoices.update`. Only
- * what changed is sent: untouched lines are not priced again, a new issue date alone keeps the terms.
- */
-function DraftEditor({ view, compose }: { view: View; compose: Compose }) {
+/** The draft's lines as the editor starts: its service lines, or its entries picked; its taxes. */
+function startLines(inv: View['invoice']): LinesStart {
+  const serviceLines = inv.lines.filter((l) => l.kind === 'service');
+  return {
+    mode: serviceLines.length > 0 ? 'services' : 'time',
+    picked: new Set(inv.lines.flatMap((l) => (l.time_entry_id ? [l.time_entry_id] : []))),
+    services: serviceLines.length
+      ? serviceLines.map((l) => ({ notes: l.notes, quantity: decimalInputText(l.quantity ?? 1, QUANTITY_DECIMALS), unit_amount: amountInputText(l.unit_amount ?? 0, inv.currency), project_id: l.project_id, file: l.file }))
+      : [emptyService()],
+    taxes: inv.taxes.map((t) => ({ name: t.name, percentage: decimalInputText(t.percentage, PERCENT_DECIMALS), selected: t.selected })),
+  };
+}
+
+/** The draft's recipients still on the client (a removed one is no longer offered). */
+const liveRecipientIds = (view: View) => new Set(view.invoice.recipient_ids.filter((id) => view.client_recipients.some((r) => r.id === id)));
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((x) => b.has(x));
+
+/** Whom the draft goes to when it is sent: the client's recipients to tick, kept on the draft. */
+function RecipientsFieldset({ view, chosen, onChosen, error }: { view: View; chosen: Set<string>; onChosen: (c: Set<string>) => void; error: string | undefined }) {
+  return (
+    <fieldset className="panel">
+      <legend>Recipients</legend>
+      {view.client_recipients.length === 0 ? (
+        <p className="muted">
+          {view.client_name} has no recipients; <Link href={`/clients/${view.invoice.client_id}`}>add one</Link> to send invoices by e-mail.
+        </p>
+      ) : (
+        <>
+          <p className="hint">Sending the draft goes to them (you can still change it then); reminders too.</p>
+          <RecipientChecks recipients={view.client_recipients} chosen={chosen} onChosen={onChosen} error={error} />
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+interface DraftForm {
+  lines: Lines;
+  fields: InvoiceFieldsState['fields'];
+  recipients: Set<string>;
+  total: number | undefined;
+}
+
+/** `invoices.update` with only what changed (untouched lines are not priced again); then the draft's page. */
+function useSaveDraft(view: View, { lines, fields, recipients, total }: DraftForm) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
   const inv = view.invoice;
-  const entries = useMemo(() => entriesOf(view, compose), [view, compose]);
-  const serviceLines = inv.lines.filter((l) => l.kind === 'service');
-  const [mode, setMode] = useState<Mode>(serviceLines.length > 0 ? 'services' : 'time');
-  const [picked, setPicked] = useState<Set<string>>(() => new Set(inv.lines.flatMap((l) => (l.time_entry_id ? [l.time_entry_id] : []))));
-  const [services, setServices] = useState<Service[]>(() =>
-    serviceLines.length ? serviceLines.map((l) => ({ notes: l.notes, quantity: String(l.quantity ?? 1), unit_amount: String(l.unit_amount ?? 0), project_id: l.project_id, file: l.file })) : [emptyService()],
-  );
-  const [taxes, setTaxes] = useState<Tax[]>(() => inv.taxes.map((t) => ({ name: t.name, percentage: String(t.percentage), selected: t.selected })));
-  const [touched, setTouched] = useState(false);
-  const touch =
-    <T,>(set: (value: T) => void) =>
-    (value: T) => {
-      setTouched(true);
-      set(value);
-    };
-  const [number, setNumber] = useState(inv.number);
-  const [issueDate, setIssueDate] = useState(inv.issue_date);
-  const [dueDate, setDueDate] = useState(inv.due_date);
-  const [notes, setNotes] = useState(inv.notes);
-  const [payLink, setPayLink] = useState(inv.include_payment_link);
-
-  const lines = useMemo(() => linesRequest(mode, entries, picked, services, taxes), [mode, entries, picked, services, taxes]);
-  const { preview, count, error: previewError, ready } = usePreview(inv.client_id, lines, touched, inv.id);
-
-  const save = useMutation({
-    mutationFn: () => {
-      const input: Inputs['invoices']['update'] = {
+  return useMutation({
+    mutationFn: () =>
+      api.invoices.update.mutate({
         email: me.member.email,
         invoice_id: inv.id,
-        ...(number !== inv.number && { number }),
-        ...(issueDate !== inv.issue_date && { issue_date: issueDate }),
-        ...(dueDate !== inv.due_date && { due_date: dueDate }),
-        ...(notes !== inv.notes && { notes }),
-        ...(payLink !== inv.include_payment_link && { include_payment_link: payLink }),
-        ...(touched && { ...lines, total: preview.data?.total ?? 0 }),
-      };
-      return api.invoices.update.mutate(input);
-    },
+        ...(fields.number !== inv.number && { number: fields.number }),
+        ...(fields.issueDate !== inv.issue_date && { issue_date: fields.issueDate }),
+        ...(fields.dueDate !== inv.due_date && { due_date: fields.dueDate }),
+        ...(fields.notes !== inv.notes && { notes: fields.notes }),
+        ...(fields.payLink !== inv.include_payment_link && { include_payment_link: fields.payLink }),
+        ...(!sameSet(recipients, liveRecipientIds(view)) && { recipient_ids: [...recipients] }),
+        ...(lines.touched && { ...lines.request, total: total ?? 0 }),
+      }),
     onSuccess: () => {
-      notify(`Draft ${number} saved`);
+      notify(`Draft ${fields.number} saved`);
       navigate(`/invoicing/${inv.id}`);
     },
   });
-  const errors = formErrors(save.error ? apiError(save.error) : null, ['number', 'issue_date', 'due_date', 'notes', 'invoice_time_entries', 'invoice_services', 'tax_details', 'total'], {
-    invoice_number_taken: 'number',
-    total_mismatch: 'total',
-  });
-  const total = touched ? preview.data?.total : inv.total;
+}
 
+/** The lines as saved, while none changed: nothing is priced again. */
+function SavedLines({ view }: { view: View }) {
+  const inv = view.invoice;
+  return (
+    <section className="panel" aria-labelledby="preview-title">
+      <h2 id="preview-title">Lines as saved</h2>
+      <InvoiceLines
+        caption="Lines as saved"
+        lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(view.line_details[i]), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
+        totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
+      />
+    </section>
+  );
+}
+
+const DRAFT_FIELDS = ['number', 'issue_date', 'due_date', 'notes', 'invoice_time_entries', 'invoice_services', 'tax_details', 'total', 'recipient_ids'];
+
+/**
+ * A draft's editor: its lines, taxes, number, dates, notes and recipients, saved with
+ * `invoices.update`. Only what changed is sent: untouched lines are not priced again, a new issue
+ * date alone keeps the terms.
+ */
+function DraftEditor({ view, compose }: { view: View; compose: Compose }) {
+  const inv = view.invoice;
+  const entries = useMemo(() => entriesOf(view, compose), [view, compose]);
+  const lines = useLines(() => startLines(inv), entries, inv.currency);
+  const fields = useInvoiceFields({ number: inv.number, issueDate: inv.issue_date, dueDate: inv.due_date, notes: inv.notes, payLink: inv.include_payment_link });
+  const [recipients, setRecipients] = useState(() => liveRecipientIds(view));
+  const { preview, count, error: previewError, ready, problems } = usePreview(inv.client_id, lines, lines.touched, inv.id);
+  const save = useSaveDraft(view, { lines, fields: fields.fields, recipients, total: preview.data?.total });
+  const errors = formErrors(save.error ? apiError(save.error) : null, DRAFT_FIELDS, { invoice_number_taken: 'number', total_mismatch: 'total' });
+  const total = lines.touched ? preview.data?.total : inv.total;
   return (
     <Form className="stack" onSubmit={() => save.mutate()}>
-      <LinesFieldset
-        clientName={view.client_name}
-        currency={inv.currency}
-        mode={mode}
-        onMode={touch(setMode)}
-        entries={entries}
-        picked={picked}
-        onPicked={touch(setPicked)}
-        services={services}
-        onServices={touch(setServices)}
-        error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')}
-      />
-      <TaxesFieldset taxes={taxes} onTaxes={touch(setTaxes)} error={errors.field('tax_details')} />
-      {touched ? (
-        <PreviewSection preview={preview.data} count={count} error={previewError} busy={preview.isFetching} describe={describeLine(entries)} />
-      ) : (
-        <section className="panel" aria-labelledby="preview-title">
-          <h2 id="preview-title">Lines as saved</h2>
-          <InvoiceLines
-            caption="Lines as saved"
-            lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(view.line_details[i]), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
-            totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
-          />
-        </section>
-      )}
+      <LinesFieldset lines={lines} entries={entries} clientName={view.client_name} currency={inv.currency} problems={problems} error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} />
+      <TaxesFieldset taxes={lines.taxes} onTaxes={lines.setTaxes} problems={problems} error={errors.field('tax_details')} />
+      {lines.touched ? <PreviewSection preview={preview.data} count={count} error={previewError} busy={preview.isFetching} describe={describeLine(entries)} /> : <SavedLines view={view} />}
       <FormError message={errors.field('total')} />
-
-      <fieldset className="panel grid-form">
-        <legend>Invoice</legend>
-        <FormError message={errors.form} />
-        <TextField label="Number" error={errors.field('number')} value={number} onChange={setNumber} />
-        <TextField label="Issue date" hint="Changed alone, the due date keeps its distance" error={errors.field('issue_date')} type="date" value={issueDate} onChange={setIssueDate} />
-        <TextField label="Due date" error={errors.field('due_date')} type="date" value={dueDate} onChange={setDueDate} />
-        <Field label="Notes on the invoice" className="span" error={errors.field('notes')}>
-          {(p) => <textarea {...p} rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />}
-        </Field>
-        <div className="span">
-          <Check label="Link to the invoice's page online" checked={payLink} onChange={setPayLink} />
-        </div>
-      </fieldset>
-
+      <InvoiceFieldset state={fields} errors={errors} hints={{ issueDate: 'Changed alone, the due date keeps its distance' }} />
+      <RecipientsFieldset view={view} chosen={recipients} onChosen={setRecipients} error={errors.field('recipient_ids')} />
       <div className="row">
-        <button className="button primary" type="submit" disabled={save.isPending || (touched && !ready)}>
-          Save draft{total !== undefined && (!touched || count > 0) ? ` · ${formatMoney(total, inv.currency)}` : ''}
+        <button className="button primary" type="submit" disabled={save.isPending || (lines.touched && !ready)}>
+          Save draft{total !== undefined && (!lines.touched || count > 0) ? ` · ${formatMoney(total, inv.currency)}` : ''}
         </button>
         <Link className="button" href={`/invoicing/${inv.id}`}>
           Cancel

@@ -1,17 +1,20 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { minorToNumber } from '../amount.ts';
 import { api, apiError, type Inputs, type Outputs } from '../api.ts';
-import { formatDate, formatHours } from '../format.ts';
-import { Check, Field, FormError } from '../ui/field.tsx';
+import { formatDate, readAmount, readDecimal } from '../format.ts';
 import { useDebounced } from '../ui/hooks.ts';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 
 /**
- * The parts of an invoice's form that the new-invoice page and the draft editor share: what to
- * bill (time entries or service lines), taxes, and the server's preview of the result.
+ * What the new-invoice page and the draft editor share besides their fieldsets
+ * (invoice-form-fields.tsx): the lines being composed (time entries or service lines, taxes) and
+ * the request they make, the invoice's own fields, and the server's preview of the result.
  */
 
 type Preview = Outputs['invoices']['preview'];
 type TimeLine = NonNullable<Inputs['invoices']['preview']['invoice_time_entries']>[number];
+type ServiceLine = NonNullable<Inputs['invoices']['preview']['invoice_services']>[number];
 
 /** A time entry that can be billed, with what the line keeps of it when it is already on the draft. */
 export interface Entry {
@@ -42,31 +45,97 @@ export interface Tax {
 }
 export type Mode = 'time' | 'services';
 
-const num = (text: string) => Number(text.trim().replace(',', '.'));
+/** Why a typed number cannot be sent, by field (`services.0.unit_amount`, `taxes.1.percentage`). */
+export type Problems = Record<string, string>;
+
 export const emptyService = (): Service => ({ notes: '', quantity: '1', unit_amount: '' });
 
-/** The request's line group and taxes, as `invoices.create`, `invoices.update` and `invoices.preview` take them. */
-export function linesRequest(mode: Mode, entries: Entry[], picked: Set<string>, services: Service[], taxes: Tax[]) {
-  const tax_details = taxes.filter((t) => t.name.trim()).map((t) => ({ name: t.name, percentage: num(t.percentage), selected: t.selected }));
-  if (mode === 'time') {
-    const invoice_time_entries: TimeLine[] = entries
-      .filter((e) => picked.has(e.id))
-      .map((e) => ({
-        time_entry_id: e.id,
-        project_id: e.project_id,
-        task_id: e.task_id,
-        user_id: e.user_id,
-        ...(e.line && { notes: e.line.notes, ...(e.line.hours !== null && { hours: e.line.hours }), ...(e.line.hourly_rate !== null && { hourly_rate: e.line.hourly_rate }) }),
-      }));
-    return { invoice_time_entries, tax_details };
-  }
-  const rows = services
-    .filter((s) => s.notes.trim() || s.unit_amount.trim())
-    .map((s) => ({ notes: s.notes, quantity: num(s.quantity), unit_amount: num(s.unit_amount), ...(s.project_id && { project_id: s.project_id }), ...(s.file && { file: s.file }) }));
-  return { invoice_services: rows, tax_details };
+/** Quantities and percentages take as many decimals as the server keeps (thousandths; ten-thousandths of a percent). */
+export const QUANTITY_DECIMALS = 3;
+export const PERCENT_DECIMALS = 4;
+
+/** The service lines as the API takes them, each number read in the workspace's locale; what cannot be read goes to `problems`. */
+function serviceLines(services: Service[], currency: string, problems: Problems): ServiceLine[] {
+  return services
+    .map((s, i) => ({ s, i }))
+    .filter(({ s }) => s.notes.trim() || s.unit_amount.trim())
+    .map(({ s, i }) => {
+      const quantity = s.quantity.trim() ? readDecimal(s.quantity, QUANTITY_DECIMALS, { positive: true }) : null;
+      const price = s.unit_amount.trim() ? readAmount(s.unit_amount, currency, { positive: true }) : null;
+      if (quantity && !quantity.ok) problems[`services.${i}.quantity`] = quantity.message;
+      if (price && !price.ok) problems[`services.${i}.unit_amount`] = price.message;
+      return {
+        notes: s.notes,
+        ...(quantity?.ok && { quantity: quantity.value }),
+        ...(price?.ok && { unit_amount: minorToNumber(price.value, currency) }),
+        ...(s.project_id && { project_id: s.project_id }),
+        ...(s.file && { file: s.file }),
+      };
+    });
 }
-export type LinesRequest = ReturnType<typeof linesRequest>;
+
+const timeLines = (entries: Entry[], picked: Set<string>): TimeLine[] =>
+  entries
+    .filter((e) => picked.has(e.id))
+    .map((e) => ({
+      time_entry_id: e.id,
+      project_id: e.project_id,
+      task_id: e.task_id,
+      user_id: e.user_id,
+      ...(e.line && { notes: e.line.notes, ...(e.line.hours !== null && { hours: e.line.hours }), ...(e.line.hourly_rate !== null && { hourly_rate: e.line.hourly_rate }) }),
+    }));
+
+/** The request's line group and taxes, as `invoices.create`, `invoices.update` and `invoices.preview` take them, and what cannot be read. */
+export function linesRequest(mode: Mode, entries: Entry[], picked: Set<string>, services: Service[], taxes: Tax[], currency: string) {
+  const problems: Problems = {};
+  const tax_details = taxes
+    .map((t, i) => ({ t, i }))
+    .filter(({ t }) => t.name.trim())
+    .map(({ t, i }) => {
+      const p = readDecimal(t.percentage, PERCENT_DECIMALS, { positive: true });
+      if (!p.ok) problems[`taxes.${i}.percentage`] = p.message;
+      return { name: t.name, percentage: p.ok ? p.value : 0, selected: t.selected };
+    });
+  const group = mode === 'time' ? { invoice_time_entries: timeLines(entries, picked) } : { invoice_services: serviceLines(services, currency, problems) };
+  return { request: { ...group, tax_details }, problems };
+}
+export type LinesRequest = ReturnType<typeof linesRequest>['request'];
 export const lineCountOf = (lines: LinesRequest) => (lines.invoice_time_entries ?? lines.invoice_services ?? []).length;
+
+export interface LinesStart {
+  mode: Mode;
+  picked: Set<string>;
+  services: Service[];
+  taxes: Tax[];
+}
+
+/** The lines being composed: what to bill, the taxes, whether the person changed any of it, and the request they make. */
+export function useLines(start: () => LinesStart, entries: Entry[], currency: string) {
+  const [state, setState] = useState(start);
+  const [touched, setTouched] = useState(false);
+  const set = <K extends keyof LinesStart>(key: K) => (value: LinesStart[K]) => {
+    setTouched(true);
+    setState((s) => ({ ...s, [key]: value }));
+  };
+  const { mode, picked, services, taxes } = state;
+  const built = useMemo(() => linesRequest(mode, entries, picked, services, taxes, currency), [mode, entries, picked, services, taxes, currency]);
+  return { ...state, touched, setMode: set('mode'), setPicked: set('picked'), setServices: set('services'), setTaxes: set('taxes'), ...built };
+}
+export type Lines = ReturnType<typeof useLines>;
+
+/** The invoice's own fields as the form holds them. */
+export interface InvoiceFields {
+  number: string;
+  issueDate: string;
+  dueDate: string;
+  notes: string;
+  payLink: boolean;
+}
+export function useInvoiceFields(start: InvoiceFields) {
+  const [fields, setFields] = useState(start);
+  return { fields, set: <K extends keyof InvoiceFields>(key: K) => (value: InvoiceFields[K]) => setFields((f) => ({ ...f, [key]: value })) };
+}
+export type InvoiceFieldsState = ReturnType<typeof useInvoiceFields>;
 
 /** A stored line as the invoice page, the PDF and the public page describe it: date · project · task · person — notes. */
 export function describeDetail(d: { date: string | null; project_name: string | null; task_name: string | null; person_name: string | null; notes: string } | undefined): string {
@@ -75,138 +144,30 @@ export function describeDetail(d: { date: string | null; project_name: string | 
   return [what, d.notes].filter(Boolean).join(' — ') || 'Service';
 }
 
-const describeEntry = (e: Entry) => [e.recorded_on && formatDate(e.recorded_on), e.project_name, e.task_name, e.user_name].filter(Boolean).join(' · ');
-
-interface LinesProps {
-  clientName: string;
-  currency: string;
-  mode: Mode;
-  onMode: (mode: Mode) => void;
-  entries: Entry[];
-  picked: Set<string>;
-  onPicked: (picked: Set<string>) => void;
-  services: Service[];
-  onServices: (services: Service[]) => void;
-  error: string | undefined;
-}
-
-/** What to bill: a choice of time entries, or service lines (description, quantity, unit price). */
-export function LinesFieldset({ clientName, currency, mode, onMode, entries, picked, onPicked, services, onServices, error }: LinesProps) {
-  const setService = (i: number, change: Partial<Service>) => onServices(services.map((x, j) => (j === i ? { ...x, ...change } : x)));
-  return (
-    <fieldset className="panel">
-      <legend>What to bill</legend>
-      <div className="row" role="radiogroup" aria-label="Lines">
-        <label className="radio">
-          <input type="radio" name="mode" checked={mode === 'time'} onChange={() => onMode('time')} /> Time entries ({entries.length})
-        </label>
-        <label className="radio">
-          <input type="radio" name="mode" checked={mode === 'services'} onChange={() => onMode('services')} /> Service lines
-        </label>
-      </div>
-      {mode === 'time' ? (
-        entries.length === 0 ? (
-          <p className="muted">{clientName} has no approved, unbilled billable time.</p>
-        ) : (
-          <>
-            <Check label="All entries" checked={picked.size === entries.length} onChange={(on) => onPicked(new Set(on ? entries.map((e) => e.id) : []))} />
-            <ul className="plain entries pick">
-              {entries.map((e) => (
-                <li key={e.id}>
-                  <Check
-                    label={
-                      <>
-                        <span className="entry-hours">{formatHours(e.line?.hours ?? e.hours)}</span> {describeEntry(e)}
-                        {e.notes && <span className="muted"> — {e.notes}</span>}
-                      </>
-                    }
-                    checked={picked.has(e.id)}
-                    onChange={(on) => {
-                      const next = new Set(picked);
-                      if (on) next.add(e.id);
-                      else next.delete(e.id);
-                      onPicked(next);
-                    }}
-                  />
-                </li>
-              ))}
-            </ul>
-          </>
-        )
-      ) : (
-        <ul className="plain rows">
-          {services.map((s, i) => (
-            <li key={i} className="inline-form">
-              <Field label={`Description ${i + 1}`} className="grow">
-                {(p) => <input {...p} value={s.notes} onChange={(e) => setService(i, { notes: e.target.value })} />}
-              </Field>
-              <Field label="Quantity">{(p) => <input {...p} inputMode="decimal" size={6} value={s.quantity} onChange={(e) => setService(i, { quantity: e.target.value })} />}</Field>
-              <Field label={`Unit price (${currency})`}>{(p) => <input {...p} inputMode="decimal" size={10} value={s.unit_amount} onChange={(e) => setService(i, { unit_amount: e.target.value })} />}</Field>
-              {services.length > 1 && (
-                <button type="button" className="button" onClick={() => onServices(services.filter((_, j) => j !== i))}>
-                  Remove<span className="visually-hidden"> line {i + 1}</span>
-                </button>
-              )}
-            </li>
-          ))}
-          <li>
-            <button type="button" className="button" onClick={() => onServices([...services, emptyService()])}>
-              Add a line
-            </button>
-          </li>
-        </ul>
-      )}
-      <FormError message={error} />
-    </fieldset>
-  );
-}
-
-/** The taxes: name and percentage; a tax recorded but not charged (set through the API) says so. */
-export function TaxesFieldset({ taxes, onTaxes, error }: { taxes: Tax[]; onTaxes: (taxes: Tax[]) => void; error: string | undefined }) {
-  const setTax = (i: number, change: Partial<Tax>) => onTaxes(taxes.map((x, j) => (j === i ? { ...x, ...change } : x)));
-  return (
-    <fieldset className="panel">
-      <legend>Taxes</legend>
-      <ul className="plain rows">
-        {taxes.map((t, i) => (
-          <li key={i} className="inline-form">
-            <Field label={`Tax ${i + 1}`} hint={t.selected ? undefined : 'Recorded, not charged'}>
-              {(p) => <input {...p} value={t.name} onChange={(e) => setTax(i, { name: e.target.value })} />}
-            </Field>
-            <Field label="Percent">{(p) => <input {...p} inputMode="decimal" size={6} value={t.percentage} onChange={(e) => setTax(i, { percentage: e.target.value })} />}</Field>
-            <button type="button" className="button" onClick={() => onTaxes(taxes.filter((_, j) => j !== i))}>
-              Remove<span className="visually-hidden"> tax {i + 1}</span>
-            </button>
-          </li>
-        ))}
-      </ul>
-      <button type="button" className="button" onClick={() => onTaxes([...taxes, { name: 'VAT', percentage: '19', selected: true }])}>
-        Add a tax
-      </button>
-      <FormError message={error} />
-    </fieldset>
-  );
-}
+export const describeEntry = (e: Entry) => [e.recorded_on && formatDate(e.recorded_on), e.project_name, e.task_name, e.user_name].filter(Boolean).join(' · ');
 
 /**
  * The server's pricing of these lines (`invoices.preview`, the pass creation and edits use), asked
- * once typing settles. `invoiceId`: the draft being edited (its own entries count as unbilled).
+ * once typing settles and every number reads. `invoiceId`: the draft being edited (its own entries
+ * count as unbilled). The problems shown beside the fields are the settled ones, not each keystroke's.
  */
-export function usePreview(clientId: string, lines: LinesRequest, enabled: boolean, invoiceId?: string) {
-  const settled = useDebounced(lines, 300);
-  const count = lineCountOf(settled);
-  const input: Inputs['invoices']['preview'] = { client_id: clientId, ...(invoiceId && { invoice_id: invoiceId }), ...settled };
+export function usePreview(clientId: string, lines: Lines, enabled: boolean, invoiceId?: string) {
+  const current = useMemo(() => ({ request: lines.request, problems: lines.problems }), [lines.request, lines.problems]);
+  const settled = useDebounced(current, 300);
+  const count = lineCountOf(settled.request);
+  const readable = Object.keys(settled.problems).length === 0;
+  const input: Inputs['invoices']['preview'] = { client_id: clientId, ...(invoiceId && { invoice_id: invoiceId }), ...settled.request };
   const preview = useQuery({
     queryKey: ['invoices.preview', input],
     queryFn: () => api.invoices.preview.query(input),
-    enabled: enabled && count > 0,
+    enabled: enabled && count > 0 && readable,
     placeholderData: keepPreviousData,
     retry: false,
   });
   const error = preview.error ? apiError(preview.error) : null;
   // Ready to submit: priced for exactly what is on screen, without an error.
-  const ready = !!preview.data && count > 0 && lineCountOf(lines) === count && !preview.isFetching && !error && settled === lines;
-  return { preview, count, error, ready };
+  const ready = !!preview.data && count > 0 && readable && lineCountOf(lines.request) === count && !preview.isFetching && !error && settled === current;
+  return { preview, count, error, ready, problems: settled.problems };
 }
 
 /** The lines, taxes and total as the server prices them: what saving will charge. */

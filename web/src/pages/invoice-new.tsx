@@ -5,11 +5,12 @@ import { api, apiError, type Inputs, type Outputs } from '../api.ts';
 import { todayHere } from '../dates.ts';
 import { formatHours, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
-import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { Check, FormError, formErrors } from '../ui/field.tsx';
+import { Form } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { describeLine, emptyService, LinesFieldset, linesRequest, PreviewSection, TaxesFieldset, usePreview, type Entry, type Mode, type Service, type Tax } from './invoice-form.tsx';
+import { InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
+import { describeLine, emptyService, PreviewSection, useInvoiceFields, useLines, usePreview, type Entry, type InvoiceFieldsState, type Lines } from './invoice-form.tsx';
 
 type Compose = Outputs['invoices']['compose'];
 type Draft = Outputs['reports']['invoiceDraft'];
@@ -48,123 +49,96 @@ function DraftNote({ draft }: { draft: Draft }) {
   );
 }
 
-function Composer({ compose, preselect }: { compose: Compose; preselect: ReadonlySet<string> | null }) {
-  const me = useMe();
-  const notify = useNotice();
-  const [, navigate] = useLocation();
-  const [mode, setMode] = useState<Mode>(compose.unbilled.length > 0 ? 'time' : 'services');
-  const [picked, setPicked] = useState<Set<string>>(() => new Set(compose.unbilled.filter((e) => preselect?.has(e.id) ?? true).map((e) => e.id)));
-  const [services, setServices] = useState<Service[]>([emptyService()]);
-  const [taxes, setTaxes] = useState<Tax[]>([]);
-  const [number, setNumber] = useState(compose.next_number);
-  const [issueDate, setIssueDate] = useState(todayHere());
-  const [dueDate, setDueDate] = useState('');
-  const [notes, setNotes] = useState('');
+/** Whether to send the new invoice now, to whom, with the PDF. */
+function useSendChoice(compose: Compose) {
   const [send, setSend] = useState(compose.recipients.length > 0);
   const [recipients, setRecipients] = useState<Set<string>>(() => new Set(compose.recipients.map((r) => r.id)));
   const [attachPdf, setAttachPdf] = useState(true);
-  const [payLink, setPayLink] = useState(true);
+  return { send, setSend, recipients, setRecipients, attachPdf, setAttachPdf };
+}
+type SendChoice = ReturnType<typeof useSendChoice>;
 
+function SendFieldset({ compose, choice, error }: { compose: Compose; choice: SendChoice; error: string | undefined }) {
+  return (
+    <fieldset className="panel">
+      <legend>Send</legend>
+      {compose.recipients.length === 0 ? (
+        <p className="muted">
+          {compose.client.name} has no recipients; <Link href={`/clients/${compose.client.id}`}>add one</Link> to send invoices by e-mail.
+        </p>
+      ) : (
+        <>
+          <Check label="Send it by e-mail now" checked={choice.send} onChange={choice.setSend} />
+          {choice.send && (
+            <div className="indent">
+              <RecipientChecks recipients={compose.recipients} chosen={choice.recipients} onChosen={choice.setRecipients} />
+              <Check label="Attach the PDF" checked={choice.attachPdf} onChange={choice.setAttachPdf} />
+              <FormError message={error} />
+            </div>
+          )}
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+/** `invoices.create` with what the form holds, at the total the preview stated; then the new invoice's page. */
+function useCreate(compose: Compose, lines: Lines, { fields }: InvoiceFieldsState, choice: SendChoice, total: number | undefined) {
+  const me = useMe();
+  const notify = useNotice();
+  const [, navigate] = useLocation();
+  return useMutation({
+    mutationFn: () =>
+      api.invoices.create.mutate({
+        email: me.member.email,
+        client_id: compose.client.id,
+        number: fields.number,
+        total: total ?? 0,
+        issue_date: fields.issueDate,
+        ...(fields.dueDate ? { due_date: fields.dueDate } : {}),
+        notes: fields.notes,
+        ...lines.request,
+        include_payment_link: fields.payLink,
+        send_email: choice.send,
+        ...(choice.send ? { invoice_details: { recipient_ids: [...choice.recipients], attach_pdf_invoice: choice.attachPdf ? 'true' : 'false' } } : {}),
+      }),
+    onSuccess: ({ invoice }) => {
+      notify(`Invoice ${invoice.number} created${choice.send ? ' and queued for sending' : ''}`);
+      navigate(`/invoicing/${invoice.id}`);
+    },
+  });
+}
+
+function Composer({ compose, preselect }: { compose: Compose; preselect: ReadonlySet<string> | null }) {
+  const { client } = compose;
   // Started from unbilled work: the entries being billed come first (a stable sort keeps their order).
   const entries: Entry[] = useMemo(
     () => (preselect ? [...compose.unbilled].sort((a, b) => Number(preselect.has(b.id)) - Number(preselect.has(a.id))) : compose.unbilled),
     [compose.unbilled, preselect],
   );
-  const lines = useMemo(() => linesRequest(mode, entries, picked, services, taxes), [mode, entries, picked, services, taxes]);
-  const { preview, count, error: previewError, ready } = usePreview(compose.client.id, lines, true);
-
-  const create = useMutation({
-    mutationFn: () =>
-      api.invoices.create.mutate({
-        email: me.member.email,
-        client_id: compose.client.id,
-        number,
-        total: preview.data?.total ?? 0,
-        issue_date: issueDate,
-        ...(dueDate ? { due_date: dueDate } : {}),
-        notes,
-        ...lines,
-        include_payment_link: payLink,
-        send_email: send,
-        ...(send ? { invoice_details: { recipient_ids: [...recipients], attach_pdf_invoice: attachPdf ? 'true' : 'false' } } : {}),
-      }),
-    onSuccess: ({ invoice }) => {
-      notify(`Invoice ${invoice.number} created${send ? ' and queued for sending' : ''}`);
-      navigate(`/invoicing/${invoice.id}`);
-    },
-  });
+  const lines = useLines(
+    () => ({ mode: compose.unbilled.length > 0 ? 'time' : 'services', picked: new Set(entries.filter((e) => preselect?.has(e.id) ?? true).map((e) => e.id)), services: [emptyService()], taxes: [] }),
+    entries,
+    client.currency,
+  );
+  const fields = useInvoiceFields({ number: compose.next_number, issueDate: todayHere(), dueDate: '', notes: '', payLink: true });
+  const choice = useSendChoice(compose);
+  const { preview, count, error: previewError, ready, problems } = usePreview(client.id, lines, true);
+  const create = useCreate(compose, lines, fields, choice, preview.data?.total);
   const errors = formErrors(create.error ? apiError(create.error) : null, ['number', 'issue_date', 'due_date', 'notes', 'invoice_time_entries', 'invoice_services', 'tax_details', 'invoice_details'], {
     invoice_number_taken: 'number',
   });
-  const money = (n: number) => formatMoney(n, compose.client.currency);
-
   return (
     <Form className="stack" onSubmit={() => create.mutate()}>
-      <LinesFieldset
-        clientName={compose.client.name}
-        currency={compose.client.currency}
-        mode={mode}
-        onMode={setMode}
-        entries={entries}
-        picked={picked}
-        onPicked={setPicked}
-        services={services}
-        onServices={setServices}
-        error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')}
-      />
-      <TaxesFieldset taxes={taxes} onTaxes={setTaxes} error={errors.field('tax_details')} />
+      <LinesFieldset lines={lines} entries={entries} clientName={client.name} currency={client.currency} problems={problems} error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} />
+      <TaxesFieldset taxes={lines.taxes} onTaxes={lines.setTaxes} problems={problems} error={errors.field('tax_details')} />
       <PreviewSection preview={preview.data} count={count} error={previewError} busy={preview.isFetching} describe={describeLine(entries)} />
-
-      <fieldset className="panel grid-form">
-        <legend>Invoice</legend>
-        <FormError message={errors.form} />
-        <TextField label="Number" error={errors.field('number')} value={number} onChange={setNumber} />
-        <TextField label="Issue date" error={errors.field('issue_date')} type="date" value={issueDate} onChange={setIssueDate} />
-        <TextField label="Due date" hint={`Empty: ${compose.client.default_invoice_due_in_days} days after issue`} error={errors.field('due_date')} type="date" value={dueDate} onChange={setDueDate} />
-        <Field label="Notes on the invoice" className="span" error={errors.field('notes')}>
-          {(p) => <textarea {...p} rows={2} value={notes} onChange={(e) => setNotes(e.target.value)} />}
-        </Field>
-        <div className="span">
-          <Check label="Link to the invoice's page online" checked={payLink} onChange={setPayLink} />
-        </div>
-      </fieldset>
-
-      <fieldset className="panel">
-        <legend>Send</legend>
-        {compose.recipients.length === 0 ? (
-          <p className="muted">
-            {compose.client.name} has no recipients; <Link href={`/clients/${compose.client.id}`}>add one</Link> to send invoices by e-mail.
-          </p>
-        ) : (
-          <>
-            <Check label="Send it by e-mail now" checked={send} onChange={setSend} />
-            {send && (
-              <div className="indent">
-                {compose.recipients.map((r) => (
-                  <Check
-                    key={r.id}
-                    label={`${r.name} <${r.email}>`}
-                    checked={recipients.has(r.id)}
-                    onChange={(on) => {
-                      const next = new Set(recipients);
-                      if (on) next.add(r.id);
-                      else next.delete(r.id);
-                      setRecipients(next);
-                    }}
-                  />
-                ))}
-                <Check label="Attach the PDF" checked={attachPdf} onChange={setAttachPdf} />
-                <FormError message={errors.field('invoice_details')} />
-              </div>
-            )}
-          </>
-        )}
-      </fieldset>
-
+      <InvoiceFieldset state={fields} errors={errors} hints={{ dueDate: `Empty: ${client.default_invoice_due_in_days} days after issue` }} />
+      <SendFieldset compose={compose} choice={choice} error={errors.field('invoice_details')} />
       <div className="row">
         <button className="button primary" type="submit" disabled={create.isPending || !ready}>
-          {send ? 'Create and send' : 'Create invoice'}
-          {preview.data && count > 0 ? ` · ${money(preview.data.total)}` : ''}
+          {choice.send ? 'Create and send' : 'Create invoice'}
+          {preview.data && count > 0 ? ` · ${formatMoney(preview.data.total, client.currency)}` : ''}
         </button>
         <Link className="button" href="/invoicing">
           Cancel

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, apiError } from '../api.ts';
-import { formatDate, formatDateTime, formatMoney } from '../format.ts';
+import { formatDate, formatDateTime, formatMinor, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge, InvoiceStatus } from '../ui/badge.tsx';
 import { FormError } from '../ui/field.tsx';
@@ -34,12 +34,11 @@ const ISSUED_UNPAID = ['sending', 'sent', 'partially_paid'];
 const methodName = (m: string) => PAYMENT_METHODS.find(([v]) => v === m)?.[1] ?? m;
 const docName = (i: { kind: string; number: string }) => `${i.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${i.number}`;
 
-/** The buttons an invoice's state allows: a draft is edited, sent or deleted; an issued one is paid, resent or voided. */
-function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) {
+/** What the actions bar does itself (the dialogs are the page's): download the PDF, mark as sent, delete a draft. */
+function useInvoiceActions(inv: Invoice) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
-  const inv = view.invoice;
   const pdf = useMutation({ mutationFn: () => api.invoices.pdf.query({ invoice_id: inv.id }), onSuccess: download });
   const markSent = useMutation({
     mutationFn: () => api.invoices.markSent.mutate({ email: me.member.email, invoice_id: inv.id }),
@@ -55,6 +54,35 @@ function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) 
       navigate('/invoicing');
     },
   });
+  return { pdf, markSent, remove, failed: pdf.error ?? markSent.error ?? remove.error };
+}
+type InvoiceActions = ReturnType<typeof useInvoiceActions>;
+
+/** A draft's own buttons: send, and for an invoice (not a credit note) edit and mark as sent. */
+function draftButtons(inv: Invoice, open: (what: Open) => void, { markSent }: InvoiceActions): ReactNode[] {
+  const buttons: ReactNode[] = [
+    <button key="send" type="button" className="button primary" onClick={() => open('send')}>
+      Send now
+    </button>,
+  ];
+  if (inv.kind === 'invoice') {
+    buttons.push(
+      <Link key="edit" className="button" href={`/invoicing/${inv.id}/edit`}>
+        Edit
+      </Link>,
+      <button key="mark" type="button" className="button" disabled={markSent.isPending} onClick={() => markSent.mutate()}>
+        Mark as sent
+      </button>,
+    );
+  }
+  return buttons;
+}
+
+/** The buttons an invoice's state allows: a draft is edited, sent or deleted; an issued one is paid, resent or voided. */
+function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) {
+  const inv = view.invoice;
+  const actions = useInvoiceActions(inv);
+  const { pdf, remove } = actions;
   const isInvoice = inv.kind === 'invoice';
   const draft = inv.status === 'draft';
   const buttons: ReactNode[] = [];
@@ -65,23 +93,8 @@ function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) 
       </button>,
     );
   }
-  if (draft) {
-    buttons.push(
-      <button key="send" type="button" className="button primary" onClick={() => open('send')}>
-        Send now
-      </button>,
-    );
-    if (isInvoice) {
-      buttons.push(
-        <Link key="edit" className="button" href={`/invoicing/${inv.id}/edit`}>
-          Edit
-        </Link>,
-        <button key="mark" type="button" className="button" disabled={markSent.isPending} onClick={() => markSent.mutate()}>
-          Mark as sent
-        </button>,
-      );
-    }
-  } else if (inv.status !== 'void') {
+  if (draft) buttons.push(...draftButtons(inv, open, actions));
+  else if (inv.status !== 'void') {
     buttons.push(
       <button key="resend" type="button" className="button" onClick={() => open('resend')}>
         Send again
@@ -110,11 +123,10 @@ function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) 
       </button>,
     );
   }
-  const failed = pdf.error ?? markSent.error ?? remove.error;
   return (
     <>
       <div className="row actions-bar">{buttons}</div>
-      <FormError message={failed ? apiError(failed).message : null} />
+      <FormError message={actions.failed ? apiError(actions.failed).message : null} />
     </>
   );
 }
@@ -209,7 +221,7 @@ function Payments({ view }: { view: View }) {
           <ul>
             {unapplied.map((u) => (
               <li key={u.event_id}>
-                {formatDateTime(u.received_at)}: {u.amount_minor !== null && u.currency ? `${u.amount_minor} ${u.currency} (minor units)` : 'amount unknown'} — {u.reason}
+                {formatDateTime(u.received_at)}: {u.amount_minor !== null && u.currency ? formatMinor(u.amount_minor, u.currency) : 'amount unknown'} — {u.reason}
               </li>
             ))}
           </ul>

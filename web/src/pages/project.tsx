@@ -2,11 +2,12 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { api, apiError, type Outputs } from '../api.ts';
-import { formatMoney } from '../format.ts';
+import { amountInputText, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
+import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { SelectField, TextField } from '../ui/form.tsx';
+import { SelectField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { ProjectBasicsFields, type ProjectBasics } from './client.tsx';
@@ -24,13 +25,13 @@ const APPROVAL_TYPES = [
   ['auto_approval', 'Approved automatically'],
 ] as const;
 
-const amount = (text: string) => Number(text.trim().replace(',', '.'));
 const ROUNDING = [0, 6, 15, 30] as const;
 
 function Settings({ project }: { project: Project }) {
   const me = useMe();
   const notify = useNotice();
-  const [basics, setBasics] = useState<ProjectBasics>({ name: project.name, billing: project.billing_method, rate: String(project.hourly_rate) });
+  const [basics, setBasics] = useState<ProjectBasics>({ name: project.name, billing: project.billing_method });
+  const rate = useAmountInput(amountInputText(project.hourly_rate, project.currency), project.currency);
   const [f, setF] = useState({
     rounding: project.time_round_upto,
     approvals: project.enable_approvals,
@@ -48,7 +49,7 @@ function Settings({ project }: { project: Project }) {
         project: {
           name: basics.name,
           billing_method: basics.billing,
-          hourly_rate: amount(basics.rate),
+          hourly_rate: rate.value!,
           time_round_upto: f.rounding as (typeof ROUNDING)[number],
           enable_approvals: f.approvals,
           notify_timesheet_approval_request_instantly: f.notify,
@@ -66,14 +67,14 @@ function Settings({ project }: { project: Project }) {
       noValidate
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate();
+        rate.whenValid(() => save.mutate());
       }}
     >
       <h2 id="settings" className="span">
         Settings
       </h2>
       <FormError message={errors.form} />
-      <ProjectBasicsFields value={basics} onChange={setBasics} currency={project.currency} errors={errors} />
+      <ProjectBasicsFields value={basics} onChange={setBasics} rate={rate} currency={project.currency} errors={errors} />
       <SelectField
         label="Round each entry up to"
         value={String(f.rounding)}
@@ -108,7 +109,7 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
   const notify = useNotice();
   const [name, setName] = useState(task?.name ?? '');
   const [billable, setBillable] = useState(task?.billable ?? true);
-  const [rate, setRate] = useState(task ? String(task.hourly_rate) : '');
+  const rate = useAmountInput(task ? amountInputText(task.hourly_rate, project.currency) : '', project.currency, { positive: true, optional: true });
   const [items, setItems] = useState(task?.checklist_items.map((c) => ({ id: c.id as string | undefined, description: c.description })) ?? []);
   const [newItem, setNewItem] = useState('');
   const save = useMutation({
@@ -122,7 +123,7 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
               ...(task ? { id: task.id } : {}),
               name,
               billable,
-              ...(rate.trim() ? { hourly_rate: amount(rate) } : {}),
+              ...(rate.value !== null && { hourly_rate: rate.value }),
               ...(archived === undefined ? {} : { archived }),
               checklists_attributes: [...items, ...(newItem.trim() ? [{ id: undefined, description: newItem }] : [])].map((c) => (c.id ? { id: c.id, description: c.description } : { description: c.description })),
             },
@@ -147,13 +148,13 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          save.mutate(undefined);
+          rate.whenValid(() => save.mutate(undefined));
         }}
       >
         <div className="inline-form">
           <Field label={task ? 'Task' : 'New task'}>{(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
           {project.billing_method === 'hourly_task_rate' && (
-            <Field label={`Rate (${project.currency})`}>{(p) => <input {...p} inputMode="decimal" value={rate} onChange={(e) => setRate(e.target.value)} />}</Field>
+            <AmountField label={`Rate (${project.currency})`} amount={rate} />
           )}
           <Check label="Billable" checked={billable} onChange={setBillable} />
           {task?.archived && <Badge status="archived" />}
@@ -192,10 +193,10 @@ function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
   const me = useMe();
   const notify = useNotice();
   const [role, setRole] = useState(user.role);
-  const [rate, setRate] = useState(String(user.hourly_rate));
+  const rate = useAmountInput(amountInputText(user.hourly_rate, project.currency), project.currency);
   const [approval, setApproval] = useState(user.approval_type);
   const save = useMutation({
-    mutationFn: () => api.projects.updateUser.mutate({ email: me.member.email, project_id: project.id, project_user_id: user.id, project_user: { role, hourly_rate: amount(rate), approval_type: approval } }),
+    mutationFn: () => api.projects.updateUser.mutate({ email: me.member.email, project_id: project.id, project_user_id: user.id, project_user: { role, hourly_rate: rate.value!, approval_type: approval } }),
     onSuccess: () => notify(`${user.name} saved`),
   });
   const remove = useMutation({ mutationFn: () => api.projects.removeUser.mutate({ project_id: project.id, project_user_id: user.id }), onSuccess: () => notify(`${user.name} removed from the project`) });
@@ -207,14 +208,14 @@ function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          save.mutate();
+          rate.whenValid(() => save.mutate());
         }}
       >
         <p className="who">
           <strong>{user.name}</strong> <span className="muted">{user.email}</span> {!user.active && <Badge status="inactive" />}
         </p>
         <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} error={errors.field('project_user.role')} />
-        <TextField label={`Rate (${project.currency})`} error={errors.field('project_user.hourly_rate')} inputMode="decimal" value={rate} onChange={setRate} />
+        <AmountField label={`Rate (${project.currency})`} error={errors.field('project_user.hourly_rate')} amount={rate} />
         <SelectField label="Approval" value={approval} options={APPROVAL_TYPES} onChange={setApproval} error={errors.field('project_user.approval_type')} />
         <button className="button" type="submit" disabled={save.isPending}>
           Save<span className="visually-hidden"> {user.name}</span>
@@ -235,18 +236,18 @@ function Users({ project }: { project: Project }) {
   const candidates = (team.data?.items ?? []).filter((m) => !project.project_users.some((u) => u.user_id === m.id));
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState<'regular_user' | 'project_manager'>('regular_user');
-  const [rate, setRate] = useState('');
+  const rate = useAmountInput('', project.currency, { positive: true, optional: true });
   const add = useMutation({
     mutationFn: () =>
       api.projects.addUser.mutate({
         email: me.member.email,
         project_id: project.id,
-        project_user: { user_id: userId || (candidates[0]?.id ?? ''), role, ...(rate.trim() ? { hourly_rate: amount(rate) } : {}) },
+        project_user: { user_id: userId || (candidates[0]?.id ?? ''), role, ...(rate.value !== null && { hourly_rate: rate.value }) },
       }),
     onSuccess: () => {
       notify('Added to the project');
       setUserId('');
-      setRate('');
+      rate.setText('');
     },
   });
   const errors = formErrors(add.error ? apiError(add.error) : null, ['project_user.user_id', 'project_user.hourly_rate']);
@@ -266,7 +267,7 @@ function Users({ project }: { project: Project }) {
             noValidate
             onSubmit={(e) => {
               e.preventDefault();
-              add.mutate();
+              rate.whenValid(() => add.mutate());
             }}
           >
             <Field label="Team member" error={errors.field('project_user.user_id')}>
@@ -281,7 +282,7 @@ function Users({ project }: { project: Project }) {
               )}
             </Field>
             <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} />
-            <TextField label={`Rate (${project.currency})`} hint="Empty: the project's rate" error={errors.field('project_user.hourly_rate')} inputMode="decimal" value={rate} onChange={setRate} />
+            <AmountField label={`Rate (${project.currency})`} hint="Empty: the project's rate" error={errors.field('project_user.hourly_rate')} amount={rate} />
             <button className="button primary" type="submit" disabled={add.isPending}>
               Add to project
             </button>
