@@ -69,6 +69,35 @@ describe('startJobs', () => {
   });
 });
 
+describe('a pass over many workspaces', () => {
+  it('gives the event loop back between workspaces, so requests are answered during it', async () => {
+    const order: string[] = [];
+    const job: Job = {
+      name: 'busy-probe',
+      run(handle) {
+        // 12 ms of synchronous work per workspace, as a first visit of big files may take
+        const until = performance.now() + 12;
+        while (performance.now() < until);
+        order.push(handle.subdomain);
+        return Number.POSITIVE_INFINITY;
+      },
+    };
+    let timerFiredAfter = -1;
+    const running = startJobs([job], env.services, pino({ level: 'silent' }));
+    setTimeout(() => (timerFiredAfter = order.length), 0);
+    try {
+      const workspaces = env.services.registry.list().length;
+      expect(workspaces).toBeGreaterThanOrEqual(3);
+      await until(() => order.length === workspaces);
+      // The timer ran while the pass was still going, not only once it was done.
+      expect(timerFiredAfter).toBeGreaterThanOrEqual(0);
+      expect(timerFiredAfter).toBeLessThan(workspaces);
+    } finally {
+      await running.stop();
+    }
+  });
+});
+
 describe('one schedule per job', () => {
   it('after the first visit a workspace runs again only when it said it would be due, or when a write moved it', async () => {
     const visits: string[] = [];

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
@@ -51,6 +52,8 @@ const REVISIT_MS = 6 * 3_600_000;
 const AFTER_WRITE_MS = 1_000;
 /** How often the data directory is listed for workspaces created by another process. */
 const RESCAN_MS = 60_000;
+/** A pass gives the event loop back after this much work, so requests are answered during it. */
+const SLICE_MS = 10;
 /** setTimeout's limit; a later due time is re-armed when this one fires. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
@@ -115,7 +118,14 @@ class JobSchedule {
   private async runDue(): Promise<void> {
     const now = this.now();
     const due = [...this.due].filter(([, at]) => at <= now).sort((a, b) => a[1] - b[1]);
+    let slice = performance.now();
     for (const [subdomain] of due) {
+      // Most passes finish synchronously: without this, the first visit of ten thousand files at
+      // start-up would hold the event loop, and every request, until the last one was done.
+      if (performance.now() - slice >= SLICE_MS) {
+        await setImmediate();
+        slice = performance.now();
+      }
       if (this.stopped) return;
       this.due.delete(subdomain);
       this.current = subdomain;
