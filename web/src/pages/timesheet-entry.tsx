@@ -72,8 +72,8 @@ export function ProjectTaskFields({
 
 export const isLocked = (project: Project | undefined, date: string) => project?.locked_days.includes(date) ?? false;
 
-/** Add or change one entry; every rule is the server's, and its answer is shown beside the field. */
-export function EntryDialog({ week, target, onClose }: { week: Week; target: EntryTarget; onClose: () => void }) {
+/** The dialog's state and its two server calls (save, delete). */
+function useEntryForm(week: Week, target: EntryTarget, onClose: () => void) {
   const me = useMe();
   const notify = useNotice();
   const editing = target.kind === 'edit' ? target.entry : null;
@@ -82,113 +82,127 @@ export function EntryDialog({ week, target, onClose }: { week: Week; target: Ent
   const [projectId, setProjectId] = useState(editing?.project_id ?? (target.kind === 'new' ? target.projectId : undefined) ?? open[0]?.id ?? '');
   const project = week.projects.find((p) => p.id === projectId);
   const [taskId, setTaskId] = useState(editing?.task_id ?? (target.kind === 'new' ? target.taskId : undefined) ?? firstTask(project));
-  const task = project?.tasks.find((t) => t.id === taskId);
   const [hours, setHours] = useState(editing ? formatHours(editing.hours) : '');
   const [notes, setNotes] = useState(editing?.notes ?? '');
   const [done, setDone] = useState<Set<string>>(new Set(editing?.checklist_items.filter((c) => c.is_completed).map((c) => c.id)));
   const [override, setOverride] = useState(false);
-  const locked = isLocked(project, date) || (editing ? isLocked(project, editing.recorded_on) : false);
+  const task = project?.tasks.find((t) => t.id === taskId);
 
   const checklist = () => (task?.checklist_items ?? []).map((c) => ({ id: c.id, is_completed: done.has(c.id) }));
+  const fields = { task_id: taskId, recorded_on: date, hours, notes, checklist_items: checklist(), is_override: override };
+  const finish = (message: string) => () => {
+    notify(message);
+    onClose();
+  };
   const save = useMutation({
     mutationFn: (): Promise<unknown> =>
       editing
-        ? api.timeEntries.update.mutate({ email: me.member.email, time_entry_id: editing.id, task_id: taskId, recorded_on: date, hours, notes, checklist_items: checklist(), is_override: override })
-        : api.timeEntries.create.mutate({
-            email: week.person.email,
-            client_id: project?.client_id ?? '',
-            project_id: projectId,
-            task_id: taskId,
-            recorded_on: date,
-            hours,
-            notes,
-            checklist_items: checklist(),
-            is_override: override,
-          }),
-    onSuccess: () => {
-      notify(editing ? 'Time entry saved' : 'Time entry added');
-      onClose();
-    },
+        ? api.timeEntries.update.mutate({ email: me.member.email, time_entry_id: editing.id, ...fields })
+        : api.timeEntries.create.mutate({ email: week.person.email, client_id: project?.client_id ?? '', project_id: projectId, ...fields }),
+    onSuccess: finish(editing ? 'Time entry saved' : 'Time entry added'),
   });
   const remove = useMutation({
     mutationFn: () => api.timeEntries.delete.mutate({ email: me.member.email, time_entry_id: editing!.id, is_override: override }),
-    onSuccess: () => {
-      notify('Time entry deleted');
-      onClose();
-    },
+    onSuccess: finish('Time entry deleted'),
   });
   const failed = save.error ?? remove.error;
-  const errors = formErrors(failed ? apiError(failed) : null, FIELDS, CODES);
+  return {
+    me,
+    editing,
+    open,
+    project,
+    task,
+    state: { date, setDate, projectId, setProjectId, taskId, setTaskId, hours, setHours, notes, setNotes, done, setDone, override, setOverride },
+    locked: isLocked(project, date) || (editing ? isLocked(project, editing.recorded_on) : false),
+    save,
+    remove,
+    errors: formErrors(failed ? apiError(failed) : null, FIELDS, CODES),
+  };
+}
+
+/** The task's checklist, each item ticked or not. */
+function ChecklistFields({ task, done, onChange, error }: { task: Project['tasks'][number]; done: Set<string>; onChange: (next: Set<string>) => void; error: string | undefined }) {
+  return (
+    <fieldset className="checklist">
+      <legend>Checklist</legend>
+      {task.checklist_items.map((c) => (
+        <Check
+          key={c.id}
+          label={c.description}
+          checked={done.has(c.id)}
+          onChange={(on) => {
+            const next = new Set(done);
+            if (on) next.add(c.id);
+            else next.delete(c.id);
+            onChange(next);
+          }}
+        />
+      ))}
+      {error && <p className="error">{error}</p>}
+    </fieldset>
+  );
+}
+
+/** Save (or add), delete when editing, cancel. */
+function EntryButtons({ editing, saving, deleting, onDelete, onClose }: { editing: boolean; saving: boolean; deleting: boolean; onDelete: () => void; onClose: () => void }) {
+  return (
+    <div className="row">
+      <button className="button primary" type="submit" disabled={saving}>
+        {editing ? 'Save' : 'Add time'}
+      </button>
+      {editing && (
+        <button
+          className="button danger"
+          type="button"
+          disabled={deleting}
+          onClick={() => {
+            if (window.confirm('Delete this time entry?')) onDelete();
+          }}
+        >
+          Delete
+        </button>
+      )}
+      <button className="button" type="button" onClick={onClose}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
+/** Add or change one entry; every rule is the server's, and its answer is shown beside the field. */
+export function EntryDialog({ week, target, onClose }: { week: Week; target: EntryTarget; onClose: () => void }) {
+  const { me, editing, open, project, task, state: f, locked, save, remove, errors } = useEntryForm(week, target, onClose);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
   };
-  const readOnly = editing?.status === 'billed';
-
   return (
     <Dialog title={editing ? 'Edit time' : `Add time${week.person.id === me.member.id ? '' : ` for ${week.person.first_name}`}`} onClose={onClose}>
-      {readOnly ? (
+      {editing?.status === 'billed' ? (
         <p>This entry is on an invoice; void the invoice to change it.</p>
       ) : (
         <form className="stack" onSubmit={submit} noValidate>
           <FormError message={errors.form} />
-          <TextField label="Date" error={errors.field('recorded_on')} hint={locked ? `${project?.name ?? 'This project'} is locked on ${formatLongDay(date)}.` : undefined} type="date" required value={date} onChange={setDate} />
+          <TextField label="Date" error={errors.field('recorded_on')} hint={locked ? `${project?.name ?? 'This project'} is locked on ${formatLongDay(f.date)}.` : undefined} type="date" required value={f.date} onChange={f.setDate} />
           <ProjectTaskFields
             projects={open}
-            projectId={projectId}
-            taskId={taskId}
+            projectId={f.projectId}
+            taskId={f.taskId}
             lockProject={editing !== null}
             errors={errors}
             onChange={(next) => {
-              setProjectId(next.projectId);
-              setTaskId(next.taskId);
-              setDone(new Set());
+              f.setProjectId(next.projectId);
+              f.setTaskId(next.taskId);
+              f.setDone(new Set());
             }}
           />
-          <TextField label="Hours" hint="As 1.5 or 1:30" error={errors.field('hours')} inputMode="decimal" autoComplete="off" required value={hours} onChange={setHours} />
+          <TextField label="Hours" hint="As 1.5 or 1:30" error={errors.field('hours')} inputMode="decimal" autoComplete="off" required value={f.hours} onChange={f.setHours} />
           <Field label="Notes" error={errors.field('notes')}>
-            {(p) => <textarea {...p} rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />}
+            {(p) => <textarea {...p} rows={3} value={f.notes} onChange={(e) => f.setNotes(e.target.value)} />}
           </Field>
-          {task && task.checklist_items.length > 0 && (
-            <fieldset className="checklist">
-              <legend>Checklist</legend>
-              {task.checklist_items.map((c) => (
-                <Check
-                  key={c.id}
-                  label={c.description}
-                  checked={done.has(c.id)}
-                  onChange={(on) => {
-                    const next = new Set(done);
-                    if (on) next.add(c.id);
-                    else next.delete(c.id);
-                    setDone(next);
-                  }}
-                />
-              ))}
-              {errors.field('checklist_items') && <p className="error">{errors.field('checklist_items')}</p>}
-            </fieldset>
-          )}
-          {locked && project?.may_override && <Check label="Override the lock (recorded in the override log)" checked={override} onChange={setOverride} />}
-          <div className="row">
-            <button className="button primary" type="submit" disabled={save.isPending}>
-              {editing ? 'Save' : 'Add time'}
-            </button>
-            {editing && (
-              <button
-                className="button danger"
-                type="button"
-                disabled={remove.isPending}
-                onClick={() => {
-                  if (window.confirm('Delete this time entry?')) remove.mutate();
-                }}
-              >
-                Delete
-              </button>
-            )}
-            <button className="button" type="button" onClick={onClose}>
-              Cancel
-            </button>
-          </div>
+          {task && task.checklist_items.length > 0 && <ChecklistFields task={task} done={f.done} onChange={f.setDone} error={errors.field('checklist_items')} />}
+          {locked && project?.may_override && <Check label="Override the lock (recorded in the override log)" checked={f.override} onChange={f.setOverride} />}
+          <EntryButtons editing={editing !== null} saving={save.isPending} deleting={remove.isPending} onDelete={() => remove.mutate()} onClose={onClose} />
         </form>
       )}
     </Dialog>
