@@ -9,10 +9,9 @@ import { useNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
 import { ApiKeys } from './api-keys.tsx';
 
-export function AccountPage() {
-  const me = useMe();
+/** Current and new password; a change signs out one's other sessions. */
+function ChangePassword({ email }: { email: string }) {
   const notify = useNotice();
-  const [, navigate] = useLocation();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const change = useMutation({
@@ -23,6 +22,34 @@ export function AccountPage() {
       setNext('');
     },
   });
+  const errors = formErrors(change.error ? apiError(change.error) : null, ['current_password', 'new_password']);
+  return (
+    <form
+      className="panel stack"
+      aria-labelledby="pw"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        change.mutate();
+      }}
+    >
+      <h2 id="pw">Change your password</h2>
+      <FormError message={errors.form} />
+      <input type="email" hidden readOnly autoComplete="username" value={email} />
+      <TextField label="Current password" error={errors.field('current_password')} type="password" autoComplete="current-password" value={current} onChange={setCurrent} />
+      <TextField label="New password" hint="At least 10 characters" error={errors.field('new_password')} type="password" autoComplete="new-password" value={next} onChange={setNext} />
+      <div className="row">
+        <button type="submit" className="button primary" disabled={change.isPending}>
+          Change password
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Ends every session, this one included, and goes to the sign-in page. */
+function Sessions() {
+  const [, navigate] = useLocation();
   const everywhere = useMutation({
     mutationFn: () => api.auth.signOutEverywhere.mutate(),
     onSuccess: () => {
@@ -30,7 +57,21 @@ export function AccountPage() {
       navigate('/sign-in');
     },
   });
-  const errors = formErrors(change.error ? apiError(change.error) : null, ['current_password', 'new_password']);
+  return (
+    <section className="panel stack" aria-labelledby="sessions">
+      <h2 id="sessions">Sessions</h2>
+      <p>Signed in on a computer you no longer use? End every session, this one included.</p>
+      <div className="row">
+        <button type="button" className="button danger" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>
+          Sign out everywhere
+        </button>
+      </div>
+    </section>
+  );
+}
+
+export function AccountPage() {
+  const me = useMe();
   const m = me.member;
   return (
     <Page title="Your account">
@@ -53,35 +94,8 @@ export function AccountPage() {
           </div>
         </dl>
       </section>
-      <form
-        className="panel stack"
-        aria-labelledby="pw"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          change.mutate();
-        }}
-      >
-        <h2 id="pw">Change your password</h2>
-        <FormError message={errors.form} />
-        <input type="email" hidden readOnly autoComplete="username" value={m.email} />
-        <TextField label="Current password" error={errors.field('current_password')} type="password" autoComplete="current-password" value={current} onChange={setCurrent} />
-        <TextField label="New password" hint="At least 10 characters" error={errors.field('new_password')} type="password" autoComplete="new-password" value={next} onChange={setNext} />
-        <div className="row">
-          <button type="submit" className="button primary" disabled={change.isPending}>
-            Change password
-          </button>
-        </div>
-      </form>
-      <section className="panel stack" aria-labelledby="sessions">
-        <h2 id="sessions">Sessions</h2>
-        <p>Signed in on a computer you no longer use? End every session, this one included.</p>
-        <div className="row">
-          <button type="button" className="button danger" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>
-            Sign out everywhere
-          </button>
-        </div>
-      </section>
+      <ChangePassword email={m.email} />
+      <Sessions />
       <section className="panel" aria-labelledby="personal-keys">
         <h2 id="personal-keys">Personal API keys</h2>
         <p className="muted">A personal key lets a script act as you — only as you.</p>

@@ -104,13 +104,16 @@ function Settings({ project }: { project: Project }) {
   );
 }
 
-function TaskEditor({ project, task }: { project: Project; task: Task | null }) {
+type ChecklistItem = { id: string | undefined; description: string };
+
+/** A task form's state and its one server call (save, or archive and reactivate with `archived`). */
+function useTaskForm(project: Project, task: Task | null) {
   const me = useMe();
   const notify = useNotice();
   const [name, setName] = useState(task?.name ?? '');
   const [billable, setBillable] = useState(task?.billable ?? true);
   const rate = useAmountInput(task ? amountInputText(task.hourly_rate, project.currency) : '', project.currency, { positive: true, optional: true });
-  const [items, setItems] = useState(task?.checklist_items.map((c) => ({ id: c.id as string | undefined, description: c.description })) ?? []);
+  const [items, setItems] = useState<ChecklistItem[]>(task?.checklist_items.map((c) => ({ id: c.id as string | undefined, description: c.description })) ?? []);
   const [newItem, setNewItem] = useState('');
   const save = useMutation({
     mutationFn: (archived?: boolean) =>
@@ -139,8 +142,36 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
       }
     },
   });
-  const errors = formErrors(save.error ? apiError(save.error) : null, ['project.tasks_attributes']);
-  const label = task ? task.name : 'new task';
+  return {
+    state: { name, setName, billable, setBillable, items, setItems, newItem, setNewItem },
+    rate,
+    save,
+    errors: formErrors(save.error ? apiError(save.error) : null, ['project.tasks_attributes']),
+  };
+}
+
+/** The task's checklist: its items, each editable, and a field for one more. */
+function TaskChecklist({ label, items, newItem, onItems, onNewItem }: { label: string; items: ChecklistItem[]; newItem: string; onItems: (next: ChecklistItem[]) => void; onNewItem: (next: string) => void }) {
+  return (
+    <fieldset>
+      <legend>Checklist of {label}</legend>
+      <ul className="plain">
+        {items.map((c, i) => (
+          <li key={c.id ?? i}>
+            <Field label={`Item ${i + 1}`}>
+              {(p) => <input {...p} value={c.description} onChange={(e) => onItems(items.map((x, j) => (j === i ? { ...x, description: e.target.value } : x)))} />}
+            </Field>
+          </li>
+        ))}
+      </ul>
+      <Field label="Add a checklist item">{(p) => <input {...p} value={newItem} onChange={(e) => onNewItem(e.target.value)} />}</Field>
+    </fieldset>
+  );
+}
+
+/** One task (or a new one): name, rate, billable, checklist; save, archive or reactivate. */
+function TaskEditor({ project, task }: { project: Project; task: Task | null }) {
+  const { state: f, rate, save, errors } = useTaskForm(project, task);
   return (
     <li className={`task${task?.archived ? ' archived' : ''}`}>
       <form
@@ -152,26 +183,14 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
         }}
       >
         <div className="inline-form">
-          <Field label={task ? 'Task' : 'New task'}>{(p) => <input {...p} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
+          <Field label={task ? 'Task' : 'New task'}>{(p) => <input {...p} value={f.name} onChange={(e) => f.setName(e.target.value)} />}</Field>
           {project.billing_method === 'hourly_task_rate' && (
             <AmountField label={`Rate (${project.currency})`} amount={rate} />
           )}
-          <Check label="Billable" checked={billable} onChange={setBillable} />
+          <Check label="Billable" checked={f.billable} onChange={f.setBillable} />
           {task?.archived && <Badge status="archived" />}
         </div>
-        <fieldset>
-          <legend>Checklist of {label}</legend>
-          <ul className="plain">
-            {items.map((c, i) => (
-              <li key={c.id ?? i}>
-                <Field label={`Item ${i + 1}`}>
-                  {(p) => <input {...p} value={c.description} onChange={(e) => setItems(items.map((x, j) => (j === i ? { ...x, description: e.target.value } : x)))} />}
-                </Field>
-              </li>
-            ))}
-          </ul>
-          <Field label="Add a checklist item">{(p) => <input {...p} value={newItem} onChange={(e) => setNewItem(e.target.value)} />}</Field>
-        </fieldset>
+        <TaskChecklist label={task ? task.name : 'new task'} items={f.items} newItem={f.newItem} onItems={f.setItems} onNewItem={f.setNewItem} />
         <FormError message={errors.field('project.tasks_attributes') ?? errors.form} />
         <div className="row">
           <button className="button primary" type="submit" disabled={save.isPending}>

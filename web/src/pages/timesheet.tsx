@@ -16,7 +16,8 @@ import { EntryDialog, isLocked, ProjectTaskFields, type Entry, type EntryTarget,
 const counted = (e: Entry) => e.status !== 'rejected';
 const sumHours = (entries: Entry[]) => entries.filter(counted).reduce((s, e) => s + e.seconds, 0) / 3600;
 
-function Timer({ week }: { week: Week }) {
+/** The timer's state, its clock (ticking while it runs) and its three server calls (start, stop, discard). */
+function useTimer(week: Week) {
   const me = useMe();
   const notify = useNotice();
   const timer = week.timer;
@@ -38,33 +39,52 @@ function Timer({ week }: { week: Week }) {
   const stop = useMutation({ mutationFn: () => api.timesheet.stopTimer.mutate({ email: me.member.email }), onSuccess: () => notify('Timer stopped; time recorded') });
   const discard = useMutation({ mutationFn: () => api.timesheet.discardTimer.mutate({ email: me.member.email }), onSuccess: () => notify('Timer discarded') });
   const failed = start.error ?? stop.error ?? discard.error;
-  const errors = formErrors(failed ? apiError(failed) : null, ['project_id', 'task_id', 'notes'], { not_a_project_user: 'project_id', project_archived: 'project_id', task_archived: 'task_id' });
+  return {
+    me,
+    timer,
+    openProjects,
+    now,
+    state: { projectId, setProjectId, taskId, setTaskId, notes, setNotes },
+    start,
+    stop,
+    discard,
+    errors: formErrors(failed ? apiError(failed) : null, ['project_id', 'task_id', 'notes'], { not_a_project_user: 'project_id', project_archived: 'project_id', task_archived: 'task_id' }),
+  };
+}
 
+/** The running timer: the time so far and on what; stop (and record) or discard. */
+function RunningTimer({ week, timer, now, error, stopping, discarding, onStop, onDiscard }: { week: Week; timer: NonNullable<Week['timer']>; now: number; error: string | null; stopping: boolean; discarding: boolean; onStop: () => void; onDiscard: () => void }) {
+  const running = week.projects.find((p) => p.id === timer.project_id);
+  const runningTask = running?.tasks.find((t) => t.id === timer.task_id);
+  return (
+    <section className="panel timer running" aria-labelledby="timer-title">
+      <h2 id="timer-title">Timer running</h2>
+      <p>
+        <strong className="clock" aria-label="Elapsed time">
+          {formatClock((now - Date.parse(timer.started_at)) / 1000)}
+        </strong>{' '}
+        on {running?.client_name} · {running?.name} · {runningTask?.name}
+        {timer.notes ? ` — ${timer.notes}` : ''}
+      </p>
+      <FormError message={error} />
+      <div className="row">
+        <button className="button primary" type="button" onClick={onStop} disabled={stopping}>
+          Stop and record
+        </button>
+        <button className="button" type="button" onClick={onDiscard} disabled={discarding}>
+          Discard
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** One's own timer: the running one, or a form to start one on an open project. */
+function Timer({ week }: { week: Week }) {
+  const { me, timer, openProjects, now, state: f, start, stop, discard, errors } = useTimer(week);
   if (week.person.id !== me.member.id) return null;
   if (timer) {
-    const running = week.projects.find((p) => p.id === timer.project_id);
-    const runningTask = running?.tasks.find((t) => t.id === timer.task_id);
-    return (
-      <section className="panel timer running" aria-labelledby="timer-title">
-        <h2 id="timer-title">Timer running</h2>
-        <p>
-          <strong className="clock" aria-label="Elapsed time">
-            {formatClock((now - Date.parse(timer.started_at)) / 1000)}
-          </strong>{' '}
-          on {running?.client_name} · {running?.name} · {runningTask?.name}
-          {timer.notes ? ` — ${timer.notes}` : ''}
-        </p>
-        <FormError message={errors.form} />
-        <div className="row">
-          <button className="button primary" type="button" onClick={() => stop.mutate()} disabled={stop.isPending}>
-            Stop and record
-          </button>
-          <button className="button" type="button" onClick={() => discard.mutate()} disabled={discard.isPending}>
-            Discard
-          </button>
-        </div>
-      </section>
-    );
+    return <RunningTimer week={week} timer={timer} now={now} error={errors.form} stopping={stop.isPending} discarding={discard.isPending} onStop={() => stop.mutate()} onDiscard={() => discard.mutate()} />;
   }
   if (openProjects.length === 0) return null;
   return (
@@ -81,15 +101,15 @@ function Timer({ week }: { week: Week }) {
         <FormError message={errors.form} />
         <ProjectTaskFields
           projects={openProjects}
-          projectId={projectId}
-          taskId={taskId}
+          projectId={f.projectId}
+          taskId={f.taskId}
           errors={errors}
           onChange={(next) => {
-            setProjectId(next.projectId);
-            setTaskId(next.taskId);
+            f.setProjectId(next.projectId);
+            f.setTaskId(next.taskId);
           }}
         />
-        <TextField label="Notes" error={errors.field('notes')} value={notes} onChange={setNotes} />
+        <TextField label="Notes" error={errors.field('notes')} value={f.notes} onChange={f.setNotes} />
         <button className="button primary" type="submit" disabled={start.isPending}>
           Start
         </button>

@@ -167,13 +167,10 @@ function RedeliverById({ onSend, pending, error }: { onSend: (eventId: string) =
   );
 }
 
-/** One endpoint: its address, state and events, what to do with it, and its latest deliveries. */
-export function EndpointCard({ item, eventTypes, onSecret }: { item: Item; eventTypes: EventType[]; onSecret: (shown: Shown) => void }) {
+/** The card's server calls: turn on or off, rotate the secret, remove, redeliver. */
+function useEndpointActions(endpoint: Endpoint, onSecret: (shown: Shown) => void) {
   const me = useMe();
   const notify = useNotice();
-  const [editing, setEditing] = useState(false);
-  const { endpoint, delivery_counts: counts } = item;
-  const headingId = `endpoint-${endpoint.id}`;
   const toggle = useMutation({
     mutationFn: () => api.webhooks.update.mutate({ email: me.member.email, endpoint_id: endpoint.id, enabled: !endpoint.enabled }),
     onSuccess: ({ endpoint: e }) => notify(e.enabled ? 'Endpoint turned on: it receives events from now on' : 'Endpoint turned off'),
@@ -193,7 +190,44 @@ export function EndpointCard({ item, eventTypes, onSecret }: { item: Item; event
     mutationFn: (event_id: string) => api.webhooks.redeliver.mutate({ email: me.member.email, endpoint_id: endpoint.id, event_id }),
     onSuccess: ({ delivery }) => notify(`${delivery.event_type} queued again`),
   });
-  const failed = toggle.error ?? rotate.error ?? remove.error;
+  return { toggle, rotate, remove, redeliver, failed: toggle.error ?? rotate.error ?? remove.error };
+}
+
+/** What the endpoint listens to, how its deliveries went, since when it fails, when it was added. */
+function EndpointFacts({ item }: { item: Item }) {
+  const { endpoint, delivery_counts: counts } = item;
+  return (
+    <dl className="facts">
+      <div>
+        <dt>Events</dt>
+        <dd className="wrap">{endpoint.events.includes('*') ? 'All events' : endpoint.events.join(', ')}</dd>
+      </div>
+      <div>
+        <dt>Deliveries</dt>
+        <dd>
+          {formatNumber(counts.delivered)} delivered · {formatNumber(counts.pending)} pending · {formatNumber(counts.failed)} failed
+        </dd>
+      </div>
+      {endpoint.failing_since && (
+        <div>
+          <dt>Failing since</dt>
+          <dd className="overdue">{formatDateTime(endpoint.failing_since)}</dd>
+        </div>
+      )}
+      <div>
+        <dt>Added</dt>
+        <dd>{formatDateTime(endpoint.created_at)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** One endpoint: its address, state and events, what to do with it, and its latest deliveries. */
+export function EndpointCard({ item, eventTypes, onSecret }: { item: Item; eventTypes: EventType[]; onSecret: (shown: Shown) => void }) {
+  const [editing, setEditing] = useState(false);
+  const { endpoint } = item;
+  const headingId = `endpoint-${endpoint.id}`;
+  const { toggle, rotate, remove, redeliver, failed } = useEndpointActions(endpoint, onSecret);
   return (
     <section className="panel endpoint" aria-labelledby={headingId}>
       <div className="group-head">
@@ -208,28 +242,7 @@ export function EndpointCard({ item, eventTypes, onSecret }: { item: Item; event
           Turned off by hourbook: {endpoint.disabled_reason}
         </p>
       )}
-      <dl className="facts">
-        <div>
-          <dt>Events</dt>
-          <dd className="wrap">{endpoint.events.includes('*') ? 'All events' : endpoint.events.join(', ')}</dd>
-        </div>
-        <div>
-          <dt>Deliveries</dt>
-          <dd>
-            {formatNumber(counts.delivered)} delivered · {formatNumber(counts.pending)} pending · {formatNumber(counts.failed)} failed
-          </dd>
-        </div>
-        {endpoint.failing_since && (
-          <div>
-            <dt>Failing since</dt>
-            <dd className="overdue">{formatDateTime(endpoint.failing_since)}</dd>
-          </div>
-        )}
-        <div>
-          <dt>Added</dt>
-          <dd>{formatDateTime(endpoint.created_at)}</dd>
-        </div>
-      </dl>
+      <EndpointFacts item={item} />
       <div className="row actions-bar">
         <button type="button" className="button" disabled={toggle.isPending} onClick={() => toggle.mutate()}>
           {endpoint.enabled ? 'Turn off' : 'Turn on'}
