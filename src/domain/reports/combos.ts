@@ -1,40 +1,45 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { connectionOf, type Database } from '../../db/index.ts';
+import { readPricingFacts } from '../invoices/rate-facts.ts';
+import { comboFacts } from './pricing.ts';
+import { visibleSql, type EntryScope } from './visibility.ts';
 
 /**
- * The (project, task, person) combinations a report reads, and the temporary table its aggregate
- * is driven by. An entry's rate depends only on its combination, so a report prices each
- * combination once (in JavaScript, by the invoices' rule) and SQLite reads the entries combination
- * by combination. The combinations come from `time_entry_combos` (kept by triggers, see
- * src/db/schema/reports.ts), narrowed to those with entries in the report's days.
+ * The (project, task, person) combinations the reports read, priced. An entry's rate depends only
+ * on its combination, so the reports price each combination once (in JavaScript, by the invoices'
+ * rule) and SQLite reads the entries combination by combination.
+ *
+ * The priced combinations are kept in the connection's private temp schema between reports
+ * (`report_combos`): pricing 10,000 combinations and loading them cost more than a report's own
+ * aggregate over a million entries. They are priced again only when something they are priced
+ * from may have changed: temporary triggers on the workspace's clients, projects, tasks and
+ * project members, and on new combinations in `time_entry_combos` (kept by triggers, see
+ * src/db/schema/reports.ts), count changes made on this connection; `PRAGMA data_version` tells
+ * of commits by any other connection (the command line). The count lives in the temp schema too,
+ * so a rolled-back write rolls back both its change and its count, and a report never reads a
+ * pricing older than the data it reads.
+ *
+ * Each report then picks the combinations it reads into `report_scope`: those with entries in its
+ * days, that the caller may see (visibility.ts), in key order.
  */
 
 /** Which entries a report reads: every entry (the report index) or only unbilled ones (a partial index). */
 export type Source = 'all' | 'unbilled';
 
-export interface Combo {
-  projectId: string;
-  taskId: string;
-  userId: string;
-}
-
-/** A combination as the report reads it: its facts, the rate split for exact SQL arithmetic. */
-export interface ComboRow extends Combo {
-  clientId: string;
-  currency: string;
-  rateMinor: number;
-  unpriced: boolean;
-  billableNow: boolean;
-}
-
 const SECONDS_PER_HOUR = 3600;
 
-/**
- * Prepared once per open workspace file. The temporary table lives in the connection's private
- * temp schema: it never touches the workspace file and needs no write lock.
- */
-export const comboStatements = (db: Database) => {
-  const sqlite = connectionOf(db);
+/** The tables whose rows a combination is priced from, and the changes to them that matter. */
+const PRICED_FROM: readonly [table: string, changes: readonly ('INSERT' | 'UPDATE' | 'DELETE')[]][] = [
+  ['clients', ['INSERT', 'UPDATE', 'DELETE']],
+  ['projects', ['INSERT', 'UPDATE', 'DELETE']],
+  ['tasks', ['INSERT', 'UPDATE', 'DELETE']],
+  ['project_users', ['INSERT', 'UPDATE', 'DELETE']],
+  // Combinations are only ever added (an upsert that widens days fires no INSERT trigger).
+  ['time_entry_combos', ['INSERT', 'DELETE']],
+];
+
+/** The temp tables and triggers of the priced combinations (idempotent). */
+export function createTempSchema(sqlite: BetterSqlite3.Database): void {
   sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS report_combos (
     id INTEGER PRIMARY KEY,
     project_id TEXT NOT NULL,
@@ -46,72 +51,106 @@ export const comboStatements = (db: Database) => {
     rate_lo INTEGER NOT NULL,
     unpriced INTEGER NOT NULL,
     billable_now INTEGER NOT NULL
-  )`);
-  const days = (from: 'open' | 'bounded') =>
-    sqlite
-      .prepare<Record<string, string>, [string, string, string]>(
-        `SELECT project_id, task_id, user_id FROM time_entry_combos WHERE first_on <= :to${from === 'bounded' ? ' AND last_on >= :from' : ''} ORDER BY project_id, task_id, user_id`,
-      )
-      .raw();
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS temp.report_combos_key ON report_combos (project_id, task_id, user_id);
+  CREATE TEMP TABLE IF NOT EXISTS report_scope (id INTEGER PRIMARY KEY);
+  CREATE TEMP TABLE IF NOT EXISTS report_pricing (changes INTEGER NOT NULL, priced_changes INTEGER, priced_version INTEGER);
+  INSERT INTO temp.report_pricing (changes) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.report_pricing);`);
+  for (const [table, changes] of PRICED_FROM) {
+    for (const change of changes) {
+      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS report_pricing_${table}_${change.toLowerCase()} AFTER ${change} ON main.${table}
+        BEGIN UPDATE temp.report_pricing SET changes = changes + 1; END`);
+    }
+  }
+}
+
+/** Prepared once per open workspace file. The temp schema never touches the workspace file and needs no write lock. */
+export const comboStatements = (db: Database) => {
+  const sqlite = connectionOf(db);
+  createTempSchema(sqlite);
   return {
+    db,
     sqlite,
-    combos: { open: days('open'), bounded: days('bounded') },
-    /** The combinations that have unbilled entries, read from the (small) partial index of those. */
-    unbilledCombos: sqlite
-      .prepare<Record<string, string>, [string, string, string]>(
-        "SELECT DISTINCT project_id, task_id, user_id FROM time_entries INDEXED BY time_entries_unbilled_idx WHERE status = 'unbilled' AND recorded_on <= :to",
-      )
-      .raw(),
+    pricing: sqlite.prepare('SELECT changes, priced_changes, priced_version FROM temp.report_pricing').safeIntegers(false),
+    dataVersion: sqlite.prepare('PRAGMA data_version').pluck(),
+    combos: sqlite.prepare<[], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos ORDER BY project_id, task_id, user_id').raw(),
     clear: sqlite.prepare('DELETE FROM temp.report_combos'),
     insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number]>(
       'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
+    priced: sqlite.prepare<[number]>('UPDATE temp.report_pricing SET priced_changes = changes, priced_version = ?'),
+    clearScope: sqlite.prepare('DELETE FROM temp.report_scope'),
     /** Statements built for one report shape (grouping, filters), kept for the next report of that shape. */
     shaped: new Map<string, BetterSqlite3.Statement>(),
   };
 };
 export type ComboStatements = ReturnType<typeof comboStatements>;
 
-/**
- * The combinations a report reads, in key order: for every entry, those with entries between
- * `from` and `to` (either may be open) from `time_entry_combos`; for the unbilled summary, those
- * with unbilled entries. Only those of `projects` when given.
- */
-export function combosFor(st: ComboStatements, source: Source, from: string | null, to: string, projects: ReadonlySet<string> | null): Combo[] {
-  const rows =
-    source === 'unbilled' ? st.unbilledCombos.all({ to }) : from === null ? st.combos.open.all({ to }) : st.combos.bounded.all({ from, to });
-  const out: Combo[] = [];
-  for (const [projectId, taskId, userId] of rows) if (!projects || projects.has(projectId)) out.push({ projectId, taskId, userId });
-  return out;
+const MAX_SHAPES = 200;
+
+/** The prepared statement of one report shape, built on first use. */
+export function statementFor(st: ComboStatements, text: string): BetterSqlite3.Statement {
+  const known = st.shaped.get(text);
+  if (known) return known;
+  const statement = st.sqlite.prepare(text);
+  // A few dozen shapes are common; the bound only keeps an unusual caller from growing it forever.
+  if (st.shaped.size >= MAX_SHAPES) st.shaped.clear();
+  st.shaped.set(text, statement);
+  return statement;
 }
 
 /**
- * Replaces the temporary table's rows with `rows`, ids in the given order. The rate is stored as
- * whole and remaining parts of 3600 (rate = hi × 3600 + lo), so an entry's amount,
+ * Prices every combination again when the pricing in `report_combos` may be stale. Runs inside the
+ * report's read transaction, so the pricing and the report see the same moment. The rate is
+ * stored as whole and remaining parts of 3600 (rate = hi × 3600 + lo), so an entry's amount,
  * round-half-up(seconds × rate / 3600), is `seconds × hi + (2 × seconds × lo + 3600) / 7200` in
  * integer arithmetic that cannot overflow for any rate the product accepts.
  */
-export function loadCombos(st: ComboStatements, rows: readonly ComboRow[]): void {
+export function ensurePriced(st: ComboStatements): void {
+  const state = st.pricing.get() as { changes: number; priced_changes: number | null; priced_version: number | null };
+  const version = st.dataVersion.get() as number;
+  if (state.priced_changes === state.changes && state.priced_version === version) return;
+  const facts = readPricingFacts(st.db, null);
   st.clear.run();
-  for (const r of rows) {
-    st.insert.run(
-      r.projectId,
-      r.taskId,
-      r.userId,
-      r.clientId,
-      r.currency,
-      Math.floor(r.rateMinor / SECONDS_PER_HOUR),
-      r.rateMinor % SECONDS_PER_HOUR,
-      r.unpriced ? 1 : 0,
-      r.billableNow ? 1 : 0,
-    );
+  for (const [projectId, taskId, userId] of st.combos.all()) {
+    const f = comboFacts(facts, projectId, taskId, userId);
+    if (!f) continue;
+    const rate = f.rateMinor ?? 0;
+    st.insert.run(projectId, taskId, userId, f.clientId, f.currency, Math.floor(rate / SECONDS_PER_HOUR), rate % SECONDS_PER_HOUR, f.rateMinor === null ? 1 : 0, f.billableNow ? 1 : 0);
   }
+  st.priced.run(version);
+}
+
+/** A report's days: `from` null for every day up to `to`. */
+export interface ScopeRequest {
+  source: Source;
+  from: string | null;
+  to: string;
+  entries: EntryScope;
+}
+
+/**
+ * Fills `report_scope` with the ids of the priced combinations a report reads: for every entry,
+ * those with entries between `from` and `to`; for the unbilled summary, those with unbilled
+ * entries up to `to`; either way only those the caller may see.
+ */
+export function fillScope(st: ComboStatements, req: ScopeRequest): void {
+  const visible = visibleSql(req.entries, 'r.project_id', 'r.user_id');
+  const days =
+    req.source === 'unbilled'
+      ? `EXISTS (SELECT 1 FROM time_entries e INDEXED BY time_entries_unbilled_idx
+          WHERE e.status = 'unbilled' AND e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id AND e.recorded_on <= :to)`
+      : `EXISTS (SELECT 1 FROM time_entry_combos c
+          WHERE c.project_id = r.project_id AND c.task_id = r.task_id AND c.user_id = r.user_id AND c.first_on <= :to${req.from === null ? '' : ' AND c.last_on >= :from'})`;
+  st.clearScope.run();
+  const params = { to: req.to, ...(req.source === 'all' && req.from !== null ? { from: req.from } : {}), ...visible.params };
+  statementFor(st, `INSERT INTO temp.report_scope (id) SELECT r.id FROM temp.report_combos r WHERE ${days}${visible.sql ? ` AND ${visible.sql}` : ''}`).run(params);
 }
 
 /**
  * One entry's amount in minor units, in SQL: the entry `entry` (its `seconds`) at the rate of the
- * combination row `combo` (`rate_hi`, `rate_lo`, see `loadCombos`), rounded half-up once. Equal to
- * `timeAmountMinor` (money.ts) for every value; the property tests compare the two.
+ * combination row `combo` (`rate_hi`, `rate_lo`, see `ensurePriced`), rounded half-up once. Equal
+ * to `timeAmountMinor` (money.ts) for every value; the property tests compare the two.
  */
 export const amountSql = (entry: string, combo: string) => `(${entry}.seconds * ${combo}.rate_hi + ${roundingSql(entry, combo)})`;
 

@@ -2,11 +2,10 @@ import { timeEntryStatuses } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { addDays } from '../time/calendar.ts';
 import { exactNumber, tooLarge } from './amounts.ts';
-import { comboStatements, combosFor, loadCombos, roundingSql, type ComboRow, type ComboStatements, type Source } from './combos.ts';
-import { readPricingFacts } from '../invoices/rate-facts.ts';
-import { billableSql, comboFacts, invoiceableSql } from './pricing.ts';
+import { comboStatements, ensurePriced, fillScope, roundingSql, statementFor, type Source } from './combos.ts';
+import { billableSql, invoiceableSql } from './pricing.ts';
 import type { Grouping, TimeEntryStatus } from './schemas.ts';
-import { counts, type EntryScope } from './visibility.ts';
+import type { EntryScope } from './visibility.ts';
 
 /**
  * The one aggregate behind every report on time: totals of the entries a request counts, grouped
@@ -15,8 +14,8 @@ import { counts, type EntryScope } from './visibility.ts';
  * would bill today: its seconds × its combination's rate, rounded half-up once, exactly as
  * `timeAmountMinor` does.
  *
- * How it stays fast on a million entries: the combinations in scope are read from
- * `time_entry_combos` and priced in JavaScript (`pricing.ts`); SQLite then reads the entries
+ * How it stays fast on a million entries: the combinations in scope are priced once and kept
+ * (combos.ts); SQLite reads the entries
  * combination by combination from a covering index ordered by (combination, month, status, day),
  * so per-combination totals by month and status stream out with no sort and little work per
  * entry. Whether an entry is billable depends only on its status and its combination, so that rule
@@ -69,14 +68,14 @@ function outerKey(by: Grouping): string {
 function innerFrom(req: TotalsRequest): string {
   if (req.source === 'unbilled') {
     const days = req.from === null ? 'e.recorded_on <= :to' : 'e.recorded_on BETWEEN :from AND :to';
-    return `FROM temp.report_combos r
+    return `FROM temp.report_scope s CROSS JOIN temp.report_combos r ON r.id = s.id
       CROSS JOIN time_entries e INDEXED BY time_entries_unbilled_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
     WHERE e.status = 'unbilled' AND ${days}`;
   }
   // The month range is a range of the index; the days are tested entry by entry only when the
   // range starts or ends inside a month (a report of whole months skips that test).
   const days = req.from !== null && wholeMonths(req.from, req.to) ? '' : ' AND e.recorded_on BETWEEN :from AND :to';
-  return `FROM temp.report_combos r
+  return `FROM temp.report_scope s CROSS JOIN temp.report_combos r ON r.id = s.id
       CROSS JOIN time_entries e INDEXED BY time_entries_report_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
     WHERE substr(e.recorded_on, 1, 7) BETWEEN :fromMonth AND :toMonth${days}`;
 }
@@ -94,12 +93,12 @@ function innerGrouping(req: TotalsRequest): { select: string; groupBy: string } 
   const periods = req.group.filter((g) => g === 'day' || g === 'week' || g === 'month');
   if (req.source === 'unbilled') {
     if (periods.length > 0) throw new Error('the unbilled source reports no periods');
-    return { select: 'NULL AS t', groupBy: 'r.id, e.status' };
+    return { select: 'NULL AS t', groupBy: 's.id, e.status' };
   }
   const month = 'substr(e.recorded_on, 1, 7)';
-  if (periods.length === 0) return { select: 'NULL AS t', groupBy: `r.id, ${month}, e.status` };
-  if (periods.length === 1 && periods[0] === 'month') return { select: `${month} AS t`, groupBy: `r.id, ${month}, e.status` };
-  return { select: 'e.recorded_on AS t', groupBy: `r.id, ${month}, e.status, e.recorded_on` };
+  if (periods.length === 0) return { select: 'NULL AS t', groupBy: `s.id, ${month}, e.status` };
+  if (periods.length === 1 && periods[0] === 'month') return { select: `${month} AS t`, groupBy: `s.id, ${month}, e.status` };
+  return { select: 'e.recorded_on AS t', groupBy: `s.id, ${month}, e.status, e.recorded_on` };
 }
 
 /** Status condition with the enum's own literals (never caller text). */
@@ -134,7 +133,7 @@ export function totalsSql(req: TotalsRequest): string {
       MIN(i.first_on) AS first_on,
       MAX(i.last_on) AS last_on
     FROM (
-      SELECT r.id AS combo, e.status AS status, ${inner.select},
+      SELECT s.id AS combo, e.status AS status, ${inner.select},
         COUNT(*) AS n, SUM(e.seconds) AS s, SUM(e.seconds) * r.rate_hi + SUM(${roundingSql('e', 'r')}) AS a,
         ${req.days ? 'MIN(e.recorded_on) AS first_on, MAX(e.recorded_on) AS last_on' : 'NULL AS first_on, NULL AS last_on'}
       ${innerFrom(req)}${statusSql(req.statuses)}
@@ -144,37 +143,13 @@ export function totalsSql(req: TotalsRequest): string {
     GROUP BY ${keys.map((k) => `${k}, `).join('')}r.currency`;
 }
 
-const MAX_SHAPES = 200;
-
-function statementFor(st: ComboStatements, text: string) {
-  const known = st.shaped.get(text);
-  if (known) return known;
-  const statement = st.sqlite.prepare(text).safeIntegers(true);
-  // A few dozen shapes are common; the bound only keeps an unusual caller from growing it forever.
-  if (st.shaped.size >= MAX_SHAPES) st.shaped.clear();
-  st.shaped.set(text, statement);
-  return statement;
-}
-
-/** The combinations in scope, priced: the rows of the temporary table the aggregate is driven by. */
-function combosInScope(scope: Scope, st: ComboStatements, req: TotalsRequest): ComboRow[] {
-  const facts = readPricingFacts(scope.db, req.entries.projects ? [...req.entries.projects] : null);
-  const rows: ComboRow[] = [];
-  for (const combo of combosFor(st, req.source, req.from, req.to, req.entries.projects)) {
-    if (!counts(req.entries, combo.projectId, combo.userId)) continue;
-    const f = comboFacts(facts, combo.projectId, combo.taskId, combo.userId);
-    if (!f) continue;
-    rows.push({ ...combo, clientId: f.clientId, currency: f.currency, rateMinor: f.rateMinor ?? 0, unpriced: f.rateMinor === null, billableNow: f.billableNow });
-  }
-  return rows;
-}
-
 /** Runs the aggregate in one read transaction, so every part sees the same moment. */
 export function entryTotals(scope: Scope, req: TotalsRequest): TotalsRow[] {
   const st = scope.statements(comboStatements);
   const read = () => {
-    loadCombos(st, combosInScope(scope, st, req));
-    const raw = statementFor(st, totalsSql(req)).all(rangeParams(req)) as Record<string, bigint | string | null>[];
+    ensurePriced(st);
+    fillScope(st, req);
+    const raw = statementFor(st, totalsSql(req)).safeIntegers(true).all(rangeParams(req)) as Record<string, bigint | string | null>[];
     return raw.map((r) => ({
       keys: req.group.map((_, n) => String(r[`k${n}`])),
       currency: String(r.currency),

@@ -6,14 +6,13 @@ import { currencyDecimals, minorToDecimalString } from '../money.ts';
 import type { Scope } from '../scope.ts';
 import { hoursOf } from '../time/hours.ts';
 import { connectionOf } from '../../db/index.ts';
-import { amountSql, comboStatements, combosFor } from './combos.ts';
+import { amountSql, comboStatements, createTempSchema, ensurePriced, fillScope } from './combos.ts';
 import { csvHeader, textCell, TextBuffer } from './csv.ts';
 import { clientNames, nameOf, peopleNames, projectNames, taskNames } from './labels.ts';
-import { readPricingFacts } from '../invoices/rate-facts.ts';
-import { billableSql, comboFacts } from './pricing.ts';
+import { billableSql } from './pricing.ts';
 import { resolveRange, type DateRange } from './range.ts';
 import type { TimeEntriesExportInput, TimeEntryStatus } from './schemas.ts';
-import { counts, entryScope, type EntryScope } from './visibility.ts';
+import { entryScope, type EntryScope } from './visibility.ts';
 
 /**
  * The time-entry export: every entry a request counts, one CSV row each, in day order. Entries are
@@ -74,6 +73,7 @@ interface ComboCells {
  */
 const exportStatements = (db: Database) => {
   const sqlite = connectionOf(db);
+  createTempSchema(sqlite);
   sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS export_combos (
     export_id INTEGER NOT NULL,
     project_id TEXT NOT NULL,
@@ -88,36 +88,48 @@ const exportStatements = (db: Database) => {
   ) WITHOUT ROWID`);
   return {
     sqlite,
-    insert: sqlite.prepare<[number, string, string, string, number, number, number, number, number]>('INSERT INTO temp.export_combos VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    /** The combinations in `report_scope`, numbered in key order (the order `scoped` reads them in). */
+    load: sqlite.prepare<[number]>(
+      `INSERT INTO temp.export_combos
+       SELECT ?, r.project_id, r.task_id, r.user_id, row_number() OVER (ORDER BY s.id) - 1, r.rate_hi, r.rate_lo, 1 - r.unpriced, r.billable_now
+       FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id`,
+    ),
+    scoped: sqlite
+      .prepare('SELECT r.project_id, r.task_id, r.user_id, r.client_id, r.currency, r.rate_hi, r.rate_lo, r.unpriced FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id ORDER BY s.id')
+      .raw(),
     drop: sqlite.prepare<[number]>('DELETE FROM temp.export_combos WHERE export_id = ?'),
     next: { id: 0 },
   };
 };
 
+/** A priced combination the export reads, as `report_combos` holds it. */
+type ScopedCombo = [projectId: string, taskId: string, userId: string, clientId: string, currency: string, rateHi: number, rateLo: number, unpriced: number];
+
 /**
- * The combinations the export reads, priced by the invoices' rule and loaded under `exportId`,
- * with their shared cells by position. The caller's filters and visibility are applied here, so
- * an entry of any other combination is simply not joined.
+ * The combinations the export reads, priced (the reports' own priced combinations, combos.ts) and
+ * loaded under `exportId`, with their shared cells by position. The caller's filters and
+ * visibility are applied here, so an entry of any other combination is simply not joined.
  */
 function loadExportCombos(scope: Scope, exportId: number, range: DateRange, entries: EntryScope): ComboCells[] {
   const st = scope.statements(exportStatements);
+  const priced = scope.statements(comboStatements);
+  const scoped = st.sqlite.transaction(() => {
+    ensurePriced(priced);
+    fillScope(priced, { source: 'all', from: range.from, to: range.to, entries });
+    st.load.run(exportId);
+    return st.scoped.all() as ScopedCombo[];
+  })();
   const names = {
     clients: clientNames(scope.db, null),
     projects: projectNames(scope.db, null),
     tasks: taskNames(scope.db, null),
     people: peopleNames(scope.db, null),
   };
-  const facts = readPricingFacts(scope.db, entries.projects ? [...entries.projects] : null);
-  const cells: ComboCells[] = [];
-  for (const { projectId, taskId, userId } of combosFor(scope.statements(comboStatements), 'all', range.from, range.to, entries.projects)) {
-    const f = comboFacts(facts, projectId, taskId, userId);
-    if (!f || !counts(entries, projectId, userId)) continue;
-    const decimals = currencyDecimals(f.currency);
-    const rate = f.rateMinor ?? 0;
-    st.insert.run(exportId, projectId, taskId, userId, cells.length, Math.floor(rate / 3600), rate % 3600, f.rateMinor === null ? 0 : 1, f.billableNow ? 1 : 0);
+  return scoped.map(([projectId, taskId, userId, clientId, currency, rateHi, rateLo, unpriced]) => {
+    const decimals = currencyDecimals(currency);
     const shared = [
-      nameOf(names.clients, f.clientId),
-      f.clientId,
+      nameOf(names.clients, clientId),
+      clientId,
       names.projects.get(projectId)?.identifier ?? '',
       nameOf(names.projects, projectId),
       projectId,
@@ -127,9 +139,8 @@ function loadExportCombos(scope: Scope, exportId: number, range: DateRange, entr
       names.people.get(userId)?.email ?? '',
       userId,
     ];
-    cells.push({ cells: shared.map(textCell).join(','), currency: textCell(f.currency), rateCell: f.rateMinor === null ? '' : minorToDecimalString(f.rateMinor, decimals), decimals });
-  }
-  return cells;
+    return { cells: shared.map(textCell).join(','), currency: textCell(currency), rateCell: unpriced ? '' : minorToDecimalString(rateHi * 3600 + rateLo, decimals), decimals };
+  });
 }
 
 /**

@@ -58,12 +58,26 @@ export function entryScope(scope: Scope, filters: EntryFilters): EntryScope {
   return { projects: projectSet, users: filters.user_ids ? new Set(filters.user_ids) : null, member };
 }
 
-/** Whether an entry of `projectId` by `userId` counts in a report of this scope. */
-export function counts(entries: EntryScope, projectId: string, userId: string): boolean {
-  if (entries.projects && !entries.projects.has(projectId)) return false;
-  if (entries.users && !entries.users.has(userId)) return false;
+/**
+ * Which combinations count in a report of this scope, as an SQL condition over the project and
+ * person columns `project` and `user`, with the values of its named parameters; an empty
+ * condition when everything counts.
+ */
+export function visibleSql(entries: EntryScope, project: string, user: string): { sql: string; params: Record<string, string> } {
+  const parts: string[] = [];
+  const params: Record<string, string> = {};
+  const ids = (name: string, set: ReadonlySet<string>) => {
+    params[name] = JSON.stringify([...set]);
+    return `(SELECT value FROM json_each(:${name}))`;
+  };
+  if (entries.projects) parts.push(`${project} IN ${ids('scopeProjects', entries.projects)}`);
+  if (entries.users) parts.push(`${user} IN ${ids('scopeUsers', entries.users)}`);
   const m = entries.member;
-  return !m || m.id === userId || m.managed.has(projectId);
+  if (m) {
+    params.scopeMember = m.id;
+    parts.push(`(${user} = :scopeMember OR ${project} IN ${ids('scopeManaged', m.managed)})`);
+  }
+  return { sql: parts.join(' AND '), params };
 }
 
 /** Money reports (receivables, payments, invoices) are for Owners and Admins (and the workspace key). */
