@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, apiError, queryClient } from '../api.ts';
 import { useMe } from '../session.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
@@ -24,14 +24,10 @@ function ChangePassword({ email }: { email: string }) {
   });
   const errors = formErrors(change.error ? apiError(change.error) : null, ['current_password', 'new_password']);
   return (
-    <form
+    <Form
       className="panel stack"
       aria-labelledby="pw"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        change.mutate();
-      }}
+      onSubmit={() => change.mutate()}
     >
       <h2 id="pw">Change your password</h2>
       <FormError message={errors.form} />
@@ -43,7 +39,7 @@ function ChangePassword({ email }: { email: string }) {
           Change password
         </button>
       </div>
-    </form>
+    </Form>
   );
 }
 

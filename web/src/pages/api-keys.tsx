@@ -4,7 +4,7 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { formatDate, formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading } from '../ui/page.tsx';
@@ -72,13 +72,9 @@ export function ApiKeys({ personal }: { personal: boolean }) {
       )}
       <FormError message={revoke.error ? apiError(revoke.error).message : null} />
       <h3>{personal ? 'New personal key' : 'New workspace key'}</h3>
-      <form
+      <Form
         className="inline-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
+        onSubmit={() => create.mutate()}
       >
         <TextField label="Label (what uses the key)" error={errors.field('label')} value={label} onChange={setLabel} />
         <TextField label="Expires on (optional)" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
@@ -86,7 +82,7 @@ export function ApiKeys({ personal }: { personal: boolean }) {
           Create key
         </button>
         <FormError message={errors.form} />
-      </form>
+      </Form>
     </>
   );
 }

@@ -7,7 +7,7 @@ import { useMe } from '../session.tsx';
 import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { SelectField } from '../ui/form.tsx';
+import { Form, SelectField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { ProjectBasicsFields, type ProjectBasics } from './client.tsx';
@@ -61,14 +61,10 @@ function Settings({ project }: { project: Project }) {
   });
   const errors = formErrors(save.error ? apiError(save.error) : null, ['project.name', 'project.billing_method', 'project.hourly_rate', 'project.time_round_upto', 'project.autolock_settings']);
   return (
-    <form
+    <Form
       className="panel grid-form"
       aria-labelledby="settings"
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        rate.whenValid(() => save.mutate());
-      }}
+      onSubmit={() => rate.whenValid(() => save.mutate())}
     >
       <h2 id="settings" className="span">
         Settings
@@ -100,7 +96,7 @@ function Settings({ project }: { project: Project }) {
           Save settings
         </button>
       </div>
-    </form>
+    </Form>
   );
 }
 
@@ -174,13 +170,9 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
   const { state: f, rate, save, errors } = useTaskForm(project, task);
   return (
     <li className={`task${task?.archived ? ' archived' : ''}`}>
-      <form
+      <Form
         className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          rate.whenValid(() => save.mutate(undefined));
-        }}
+        onSubmit={() => rate.whenValid(() => save.mutate(undefined))}
       >
         <div className="inline-form">
           <Field label={task ? 'Task' : 'New task'}>{(p) => <input {...p} value={f.name} onChange={(e) => f.setName(e.target.value)} />}</Field>
@@ -203,7 +195,7 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
             </button>
           )}
         </div>
-      </form>
+      </Form>
     </li>
   );
 }
@@ -222,13 +214,9 @@ function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
   const errors = formErrors(save.error ?? remove.error ? apiError(save.error ?? remove.error) : null, ['project_user.role', 'project_user.hourly_rate', 'project_user.approval_type']);
   return (
     <li>
-      <form
+      <Form
         className="inline-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          rate.whenValid(() => save.mutate());
-        }}
+        onSubmit={() => rate.whenValid(() => save.mutate())}
       >
         <p className="who">
           <strong>{user.name}</strong> <span className="muted">{user.email}</span> {!user.active && <Badge status="inactive" />}
@@ -243,7 +231,7 @@ function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
           Remove<span className="visually-hidden"> {user.name}</span>
         </button>
         <FormError message={errors.form} />
-      </form>
+      </Form>
     </li>
   );
 }
@@ -281,13 +269,9 @@ function Users({ project }: { project: Project }) {
       {candidates.length > 0 && (
         <>
           <h3>Add someone</h3>
-          <form
+          <Form
             className="inline-form"
-            noValidate
-            onSubmit={(e) => {
-              e.preventDefault();
-              rate.whenValid(() => add.mutate());
-            }}
+            onSubmit={() => rate.whenValid(() => add.mutate())}
           >
             <Field label="Team member" error={errors.field('project_user.user_id')}>
               {(p) => (
@@ -306,7 +290,7 @@ function Users({ project }: { project: Project }) {
               Add to project
             </button>
             <FormError message={errors.form} />
-          </form>
+          </Form>
         </>
       )}
     </section>

@@ -4,7 +4,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { signedInAs } from '../session.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { Page } from '../ui/page.tsx';
 
@@ -128,13 +128,9 @@ export function ForgotPasswordPage() {
           </p>
         </div>
       ) : (
-        <form
+        <Form
           className="panel stack"
-          noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            request.mutate();
-          }}
+          onSubmit={() => request.mutate()}
         >
           <FormError message={errors.form} />
           <TextField label="E-mail" error={errors.field('email')} type="email" autoComplete="username" value={email} onChange={setEmail} />
@@ -144,7 +140,7 @@ export function ForgotPasswordPage() {
           <p>
             <Link href="/sign-in">Back to sign in</Link>
           </p>
-        </form>
+        </Form>
       )}
     </Page>
   );

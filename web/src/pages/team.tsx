@@ -5,7 +5,7 @@ import { formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { Field, FormError, formErrors, type ControlProps } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -42,13 +42,9 @@ function InviteDialog({ roles, onClose }: { roles: string[]; onClose: () => void
   const errors = formErrors(invite.error ? apiError(invite.error) : null, ['email', 'first_name', 'last_name', 'organization_role', 'time_zone'], { team_member_email_taken: 'email' });
   return (
     <Dialog title="Invite a team member" onClose={onClose}>
-      <form
+      <Form
         className="stack"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          invite.mutate();
-        }}
+        onSubmit={() => invite.mutate()}
       >
         <p className="muted">They get an e-mail with a link to choose a password. The link works once, for 7 days.</p>
         <FormError message={errors.form} />
@@ -75,7 +71,7 @@ function InviteDialog({ roles, onClose }: { roles: string[]; onClose: () => void
             Cancel
           </button>
         </div>
-      </form>
+      </Form>
     </Dialog>
   );
 }
@@ -95,13 +91,9 @@ function MemberRow({ member, roles }: { member: Member; roles: string[] }) {
   const self = member.id === me.member.id;
   return (
     <li className={member.active ? undefined : 'inactive'}>
-      <form
+      <Form
         className="inline-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          update.mutate({ organization_role: role, time_zone: zone });
-        }}
+        onSubmit={() => update.mutate({ organization_role: role, time_zone: zone })}
       >
         <p className="who">
           <strong>{name}</strong>
@@ -141,7 +133,7 @@ function MemberRow({ member, roles }: { member: Member; roles: string[] }) {
           </button>
         )}
         <FormError message={errors.form} />
-      </form>
+      </Form>
     </li>
   );
 }

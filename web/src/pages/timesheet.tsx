@@ -6,7 +6,7 @@ import { addDays } from '../dates.ts';
 import { formatClock, formatDate, formatDayMonth, formatHours, formatLongDay, formatWeekday } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
-import { TextField } from '../ui/form.tsx';
+import { Form, TextField } from '../ui/form.tsx';
 import { Field, FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -90,13 +90,9 @@ function Timer({ week }: { week: Week }) {
   return (
     <details className="panel timer">
       <summary>Start a timer</summary>
-      <form
+      <Form
         className="grid-form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          start.mutate();
-        }}
+        onSubmit={() => start.mutate()}
       >
         <FormError message={errors.form} />
         <ProjectTaskFields
@@ -113,7 +109,7 @@ function Timer({ week }: { week: Week }) {
         <button className="button primary" type="submit" disabled={start.isPending}>
           Start
         </button>
-      </form>
+      </Form>
     </details>
   );
 }
