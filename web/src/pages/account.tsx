@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, apiError, queryClient } from '../api.ts';
 import { useMe } from '../session.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { Actions, Form, TextField } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Page } from '../ui/page.tsx';
@@ -34,11 +34,7 @@ function ChangePassword({ email }: { email: string }) {
       <input type="email" hidden readOnly autoComplete="username" value={email} />
       <TextField label="Current password" error={errors.field('current_password')} type="password" autoComplete="current-password" value={current} onChange={setCurrent} />
       <TextField label="New password" hint="At least 10 characters" error={errors.field('new_password')} type="password" autoComplete="new-password" value={next} onChange={setNext} />
-      <div className="row">
-        <button type="submit" className="button primary" disabled={change.isPending}>
-          Change password
-        </button>
-      </div>
+      <Actions submit="Change password" pending={change.isPending} />
     </Form>
   );
 }

@@ -7,7 +7,7 @@ import { useMe } from '../session.tsx';
 import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { Form, SelectField } from '../ui/form.tsx';
+import { Actions, Form, SelectField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { ProjectBasicsFields, type ProjectBasics } from './client.tsx';
@@ -91,11 +91,7 @@ function Settings({ project }: { project: Project }) {
         <Check label="When the month has ended" checked={f.month} disabled={!f.autolock} onChange={(v) => setF({ ...f, month: v })} />
         {errors.field('project.autolock_settings') && <p className="error">{errors.field('project.autolock_settings')}</p>}
       </fieldset>
-      <div className="row span">
-        <button className="button primary" type="submit" disabled={save.isPending}>
-          Save settings
-        </button>
-      </div>
+      <Actions className="span" submit="Save settings" pending={save.isPending} />
     </Form>
   );
 }
@@ -184,17 +180,14 @@ function TaskEditor({ project, task }: { project: Project; task: Task | null }) 
         </div>
         <TaskChecklist label={task ? task.name : 'new task'} items={f.items} newItem={f.newItem} onItems={f.setItems} onNewItem={f.setNewItem} />
         <FormError message={errors.field('project.tasks_attributes') ?? errors.form} />
-        <div className="row">
-          <button className="button primary" type="submit" disabled={save.isPending}>
-            {task ? 'Save task' : 'Add task'}
-          </button>
+        <Actions submit={task ? 'Save task' : 'Add task'} pending={save.isPending}>
           {task && (
             <button className="button" type="button" onClick={() => save.mutate(!task.archived)} disabled={save.isPending}>
               {task.archived ? 'Reactivate' : 'Archive'}
               <span className="visually-hidden"> {task.name}</span>
             </button>
           )}
-        </div>
+        </Actions>
       </Form>
     </li>
   );

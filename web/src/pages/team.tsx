@@ -5,7 +5,7 @@ import { formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { Actions, Form, TextField } from '../ui/form.tsx';
 import { Field, FormError, formErrors, type ControlProps } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -63,14 +63,7 @@ function InviteDialog({ roles, onClose }: { roles: string[]; onClose: () => void
         <Field label="Time zone" error={errors.field('time_zone')}>
           {(p) => <ZoneSelect {...p} value={f.zone} onChange={(zone) => setF({ ...f, zone })} />}
         </Field>
-        <div className="row">
-          <button className="button primary" type="submit" disabled={invite.isPending}>
-            Send invitation
-          </button>
-          <button className="button" type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
+        <Actions submit="Send invitation" pending={invite.isPending} onCancel={onClose} />
       </Form>
     </Dialog>
   );

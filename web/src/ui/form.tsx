@@ -18,9 +18,9 @@ export function Form({ onSubmit, children, ...rest }: { onSubmit: () => void; ch
 }
 
 /** The submit button of a form (disabled while it is sent), and Cancel where there is one. */
-export function Actions({ submit, pending, onCancel, children }: { submit: ReactNode; pending: boolean; onCancel?: () => void; children?: ReactNode }) {
+export function Actions({ submit, pending, onCancel, children, className }: { submit: ReactNode; pending: boolean; onCancel?: () => void; children?: ReactNode; className?: string }) {
   return (
-    <div className="row">
+    <div className={className ? `row ${className}` : 'row'}>
       <button className="button primary" type="submit" disabled={pending}>
         {submit}
       </button>
