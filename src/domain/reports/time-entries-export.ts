@@ -95,7 +95,7 @@ const exportStatements = (db: Database) => {
        FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id`,
     ),
     scoped: sqlite
-      .prepare('SELECT r.project_id, r.task_id, r.user_id, r.client_id, r.currency, r.rate_hi, r.rate_lo, r.unpriced FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id ORDER BY s.id')
+      .prepare('SELECT r.project_id, r.task_id, r.user_id, r.client_id, r.currency, r.rate_minor, r.unpriced FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id ORDER BY s.id')
       .raw(),
     drop: sqlite.prepare<[number]>('DELETE FROM temp.export_combos WHERE export_id = ?'),
     next: { id: 0 },
@@ -103,7 +103,7 @@ const exportStatements = (db: Database) => {
 };
 
 /** A priced combination the export reads, as `report_combos` holds it. */
-type ScopedCombo = [projectId: string, taskId: string, userId: string, clientId: string, currency: string, rateHi: number, rateLo: number, unpriced: number];
+type ScopedCombo = [projectId: string, taskId: string, userId: string, clientId: string, currency: string, rateMinor: number, unpriced: number];
 
 /**
  * The combinations the export reads, priced (the reports' own priced combinations, combos.ts) and
@@ -125,7 +125,7 @@ function loadExportCombos(scope: Scope, exportId: number, range: DateRange, entr
     tasks: taskNames(scope.db, null),
     people: peopleNames(scope.db, null),
   };
-  return scoped.map(([projectId, taskId, userId, clientId, currency, rateHi, rateLo, unpriced]) => {
+  return scoped.map(([projectId, taskId, userId, clientId, currency, rateMinor, unpriced]) => {
     const decimals = currencyDecimals(currency);
     const shared = [
       nameOf(names.clients, clientId),
@@ -139,7 +139,7 @@ function loadExportCombos(scope: Scope, exportId: number, range: DateRange, entr
       names.people.get(userId)?.email ?? '',
       userId,
     ];
-    return { cells: shared.map(textCell).join(','), currency: textCell(currency), rateCell: unpriced ? '' : minorToDecimalString(rateHi * 3600 + rateLo, decimals), decimals };
+    return { cells: shared.map(textCell).join(','), currency: textCell(currency), rateCell: unpriced ? '' : minorToDecimalString(rateMinor, decimals), decimals };
   });
 }
 
