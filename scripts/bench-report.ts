@@ -70,6 +70,11 @@ export function printRows(only?: string): void {
 
 export const allRows = (): readonly Row[] => rows;
 
+/** Rows a section measured in a process of its own (scripts/bench.ts), kept as if recorded here. */
+export const adoptRows = (measured: readonly Row[]): void => {
+  rows.push(...measured);
+};
+
 /** A count that must hold (every acknowledged write stored): throws, so the bench exits non-zero. */
 export function assertCount(what: string, ok: boolean, detail: string): void {
   if (!ok) throw new Error(`count check failed: ${what}: ${detail}`);

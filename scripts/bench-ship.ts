@@ -1,7 +1,7 @@
 /**
  * Shipping figures, each beside a floor measured in the same run and the goal:
  *
- * - start-up: `hourbook workspace list` and `--version` from dist/ against `node -e 0`
+ * - start-up: `hourbook workspace list` and `--version` through the bin from dist/ against `node -e 0`
  *   (goal ≤ 300 ms); `hourbook serve` until /readyz answers 200 against a bare node:http server
  *   until it answers (goal ≤ 500 ms);
  * - cold workspace open (a file not yet open in the process) against opening the same file with
@@ -28,7 +28,8 @@ import { HAPROXY, startHaproxy } from '../test/helpers/haproxy.ts';
 import { freePort } from '../test/helpers/processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(ROOT, 'dist', 'main.js');
+/** The command operators run (the build's, as in an installed package; it checks `src/` is not newer). */
+const MAIN = join(ROOT, 'bin', 'hourbook.js');
 const ROUNDS = 9;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

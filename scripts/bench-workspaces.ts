@@ -3,7 +3,7 @@
  * and whether work due in the 9,999th workspace still goes out within its minute, because the jobs
  * keep one schedule instead of opening every file each pass.
  *
- * The server is the built artifact (`node dist/main.js serve`, built first), as an operator runs
+ * The server is the built artifact (`bin/hourbook.js serve` after a build), as an operator runs
  * it: its CPU time and resident memory are read from /proc, so they are the server's alone (not a
  * TypeScript loader's, nor the load generator's).
  *
@@ -54,7 +54,7 @@ async function serve(dataDir: string): Promise<{ proc: ChildProcess; port: numbe
       probe.close(() => resolve(port));
     });
   });
-  const proc = spawn(process.execPath, [join(ROOT, 'dist', 'main.js'), 'serve'], {
+  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'hourbook.js'), 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -185,8 +185,8 @@ describe.skipIf(!registryAnswers)('shipping hourbook', () => {
     const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: buildDir, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 });
     const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
     const shipped = packed!.files.map((f) => f.path);
-    expect(shipped).toEqual(expect.arrayContaining(['bin/hourbook.js', 'dist/main.js', 'db/migrations/meta/_journal.json', 'package.json', 'CHANGELOG.md']));
-    expect(shipped.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.js.map') || f === 'dist/build-meta.json')).toEqual([]);
+    expect(shipped).toEqual(expect.arrayContaining(['bin/hourbook.js', 'bin/code-cache.js', 'dist/main.js', 'dist/serve.cjs', 'dist/serve.cjs.cache', 'db/migrations/meta/_journal.json', 'package.json', 'CHANGELOG.md']));
+    expect(shipped.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.map') || f === 'dist/build-meta.json')).toEqual([]);
 
     const app = join(work, 'installed');
     mkdirSync(app);

@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './helpers/processes.ts';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -90,5 +91,56 @@ describe('the built command line loads only what a command uses', () => {
     const { packages } = await loadedBy('serve', '--no-such-flag');
     // The command fails on its flag only after its module (and the server with it) was loaded.
     expect(packages).toEqual(expect.arrayContaining(['express', '@trpc/server']));
+  });
+});
+
+describe('the server starts from its bundle with the code cache the build wrote', () => {
+  const bundle = join(ROOT, OUT, 'serve.cjs');
+  const codeCache = pathToFileURL(join(ROOT, 'bin', 'code-cache.js')).href;
+
+  it('V8 accepts the cache for this Node; a bundle changed after its cache compiles afresh', async () => {
+    const rejected = async (file: string) =>
+      (
+        await exec(process.execPath, ['--input-type=module', '-e', `import { compileBundle } from ${JSON.stringify(codeCache)}; console.log(compileBundle(process.argv[1]).cachedDataRejected);`, file])
+      ).stdout.trim();
+    expect(statSync(`${bundle}.cache`).size).toBeGreaterThan(100_000);
+    expect(await rejected(bundle)).toBe('false');
+    // V8 would take this cache for an edit of the same length (it compares lengths, not text): the
+    // bundle being newer than its cache is what keeps the cache away from it.
+    const edited = join(work, 'edited.cjs');
+    copyFileSync(`${bundle}.cache`, `${edited}.cache`);
+    writeFileSync(edited, readFileSync(bundle, 'utf8').replace('hourbook listening on', 'HOURBOOK LISTENING ON'));
+    utimesSync(`${edited}.cache`, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    expect(await rejected(edited)).toBe('undefined'); // compiled without a cache
+    utimesSync(`${edited}.cache`, new Date(), new Date(Date.now() + 60_000));
+    expect(await rejected(edited)).toBe('false'); // the proof that V8 alone would have used it
+  });
+
+  it('serve and demo are the commands the bin runs from the bundle, and the bundle serves', async () => {
+    const { SERVER_COMMANDS } = (await import(codeCache)) as { SERVER_COMMANDS: string[] };
+    const { COMMANDS } = await import('../src/cli/index.ts');
+    expect(SERVER_COMMANDS).toEqual(['serve', 'demo']);
+    for (const words of SERVER_COMMANDS) expect(COMMANDS.find((c) => c.words === words)?.serves).toBe(true);
+
+    const port = await freePort();
+    const code = `import { runBundle } from ${JSON.stringify(codeCache)}; process.argv = [process.argv[0], process.argv[1], 'serve']; runBundle(process.argv[1]);`;
+    const server = spawn(process.execPath, ['--input-type=module', '-e', code, bundle], {
+      env: { ...process.env, DATA_DIR: join(work, 'bundle-data'), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
+    try {
+      await new Promise<void>((listening, failed) => {
+        server.stdout.on('data', (d: Buffer) => d.toString().includes('listening') && listening());
+        void exited.then((code) => failed(new Error(`the bundle exited with ${code} before it listened`)));
+      });
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      const docs = await fetch(`http://127.0.0.1:${port}/api/external/openapi.json`);
+      expect(docs.status).toBe(200);
+      expect(((await docs.json()) as { openapi: string }).openapi).toMatch(/^3\./);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 });

@@ -18,7 +18,7 @@ interface CommandRow {
 
 export const COMMANDS: CommandRow[] = [
   { words: 'serve', args: '', serves: true, load: async () => (await import('./serve.ts')).serve },
-  { words: 'demo', args: '', serves: true, load: async () => (await import('./serve.ts')).demo },
+  { words: 'demo', args: '', serves: true, load: async () => (await import('./demo.ts')).demo },
   {
     words: 'workspace create',
     args: '<subdomain> --owner-email E [--name N] [--owner-first-name F] [--owner-last-name L] [--time-zone TZ] [--json]',
