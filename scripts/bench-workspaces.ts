@@ -9,6 +9,7 @@
  *
  *   npx tsx scripts/bench-workspaces.ts                 # 10,000 workspaces
  *   BENCH_WORKSPACES=2000 npx tsx scripts/bench-workspaces.ts
+ *   BENCH_PROFILE=/tmp/prof npx tsx scripts/bench-workspaces.ts   # a CPU profile of the server
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -54,7 +55,8 @@ async function serve(dataDir: string): Promise<{ proc: ChildProcess; port: numbe
       probe.close(() => resolve(port));
     });
   });
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'hourbook.js'), 'serve'], {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const proc = spawn(process.execPath, [...profile, join(ROOT, 'bin', 'hourbook.js'), 'serve'], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -98,6 +98,45 @@ describe('a pass over many workspaces', () => {
   });
 });
 
+describe('many jobs over many workspaces', () => {
+  it('work in turns: never two workspace visits in one turn of the event loop', async () => {
+    // A ticker counts the turns of the event loop (one check phase each).
+    let turn = 0;
+    let ticking = true;
+    const tick = () => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const visits: { job: string; turn: number }[] = [];
+    const busy = (name: string): Job => ({
+      name,
+      run() {
+        // 12 ms of synchronous work, more than a slice: the job must give the loop back after it.
+        const until = performance.now() + 12;
+        while (performance.now() < until);
+        visits.push({ job: name, turn });
+        return Number.POSITIVE_INFINITY;
+      },
+    });
+    const jobs = ['one', 'two', 'three'].map(busy);
+    const running = startJobs(jobs, env.services, pino({ level: 'silent' }));
+    try {
+      const expected = jobs.length * env.services.registry.list().length;
+      await until(() => visits.length === expected);
+      const turnsUsed = new Set(visits.map((v) => v.turn));
+      // Five jobs with a slice each held one turn for 50 ms at start-up; now a turn is one slice.
+      expect(turnsUsed.size).toBe(visits.length);
+      // And they take turns: every job had a visit before any job had its third.
+      const third = visits.findIndex((v, i) => visits.slice(0, i + 1).filter((w) => w.job === v.job).length === 3);
+      expect(new Set(visits.slice(0, third === -1 ? visits.length : third).map((v) => v.job))).toEqual(new Set(['one', 'two', 'three']));
+    } finally {
+      ticking = false;
+      await running.stop();
+    }
+  });
+});
+
 describe('one schedule per job', () => {
   it('after the first visit a workspace runs again only when it said it would be due, or when a write moved it', async () => {
     const visits: string[] = [];
