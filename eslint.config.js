@@ -87,6 +87,6 @@ export default tseslint.config(
   {
     // Plain Node.js scripts (the bin, the build): Node's globals.
     files: ['bin/**/*.js', 'scripts/**/*.mjs'],
-    languageOptions: { globals: { URL: 'readonly', console: 'readonly', fetch: 'readonly', performance: 'readonly', process: 'readonly', setTimeout: 'readonly' } },
+    languageOptions: { globals: { URL: 'readonly', clearTimeout: 'readonly', console: 'readonly', fetch: 'readonly', performance: 'readonly', process: 'readonly', setTimeout: 'readonly' } },
   },
 );

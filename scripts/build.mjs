@@ -106,7 +106,10 @@ runBundle(${JSON.stringify(bundle)}, { cacheOut: ${JSON.stringify(`${bundle}.cac
     console.warn(`warning: no code cache for ${bundle} (the server will start without it): ${err.message}`);
   } finally {
     server.kill('SIGTERM');
+    // A server that does not stop must not hold the build: it is killed (and leaves no cache).
+    const stuck = setTimeout(() => server.kill('SIGKILL'), 15_000);
     await exited;
+    clearTimeout(stuck);
     rmSync(data, { recursive: true, force: true });
   }
 }
