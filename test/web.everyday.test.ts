@@ -7,7 +7,7 @@ import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
 import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, DESKTOP, hasChromium, launchChromium, nav, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
+import { checkPage, DESKTOP, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
 import { scopeOf } from './helpers/env.ts';
 import { makeProjectSetup } from './helpers/factories.ts';
 
