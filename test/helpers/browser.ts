@@ -58,7 +58,9 @@ export async function screenshots(page: Page, name: string, opts: { dir?: string
   ] as const) {
     await page.setViewportSize(size);
     await page.waitForTimeout(50);
-    await page.screenshot({ path: join(dir, `${name}-${label}.png`), fullPage: true });
+    // A full-page capture waits for Chromium to paint a frame; with two test files, Chromium and an
+    // `npm ci` (the ship test) on two cores, that once took over Playwright's default 30 s.
+    await page.screenshot({ path: join(dir, `${name}-${label}.png`), fullPage: true, timeout: 90_000 });
   }
   if (viewport) await page.setViewportSize(viewport);
 }
