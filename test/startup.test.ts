@@ -1,11 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './helpers/processes.ts';
+import { get as httpGet } from 'node:http';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
+import { freePort, spawnHourbook } from './helpers/processes.ts';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -142,5 +145,31 @@ describe('the server starts from its bundle with the code cache the build wrote'
       server.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('hourbook serve through the bin, as operators start it', () => {
+  it('serves the web app on a workspace host (from dist/serve.cjs once built, which sits one level below the package root)', async () => {
+    const dataDir = join(work, 'bin-data');
+    const registry = new WorkspaceRegistry({ dataDir, synchronous: 'FULL' });
+    provisionWorkspace(registry, { subdomain: 'acme', timeZone: 'UTC', owner: { email: 'o@acme.test', firstName: 'O', lastName: 'A' } }, new Date());
+    registry.closeAll();
+    expect(existsSync(join(ROOT, 'dist', 'web', 'index.html'))).toBe(true);
+    const port = await freePort();
+    const server = await spawnHourbook({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }, ['serve']);
+    try {
+      const page = await new Promise<{ status: number; body: string }>((resolve, reject) =>
+        httpGet({ host: '127.0.0.1', port, path: '/', headers: { host: 'acme.localhost' } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }).on('error', reject),
+      );
+      // The bundle once looked for the app two levels above dist/serve.cjs and answered "not built".
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('<div id="root">');
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
   });
 });

@@ -1,13 +1,16 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
+import { PACKAGE_ROOT } from '../package.ts';
 import type { AppServices } from '../services.ts';
 import { hostOf } from '../trpc/context.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 
-/** Where `npm run build:web` writes the app (vite.config.ts). */
-export const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'web');
+/**
+ * Where `npm run build:web` writes the app (vite.config.ts). From the package root: this module
+ * runs from src/web/, from a chunk in dist/chunks/ and from the server bundle dist/serve.cjs.
+ */
+export const WEB_DIST = join(PACKAGE_ROOT, 'dist', 'web');
 
 /**
  * The first path segments that are pages of the app; only these fall back to index.html, so the
