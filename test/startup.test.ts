@@ -5,9 +5,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get as httpGet } from 'node:http';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
+import { send } from './helpers/http.ts';
 import { freePort, spawnHourbook } from './helpers/processes.ts';
 
 const exec = promisify(execFile);
@@ -158,16 +158,10 @@ describe('hourbook serve through the bin, as operators start it', () => {
     const port = await freePort();
     const server = await spawnHourbook({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }, ['serve']);
     try {
-      const page = await new Promise<{ status: number; body: string }>((resolve, reject) =>
-        httpGet({ host: '127.0.0.1', port, path: '/', headers: { host: 'acme.localhost' } }, (res) => {
-          let body = '';
-          res.on('data', (d: Buffer) => (body += d.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        }).on('error', reject),
-      );
+      const page = await send(`http://127.0.0.1:${port}`, 'GET', '/', { host: 'acme.localhost' });
       // The bundle once looked for the app two levels above dist/serve.cjs and answered "not built".
       expect(page.status).toBe(200);
-      expect(page.body).toContain('<div id="root">');
+      expect(page.text).toContain('<div id="root">');
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -83,6 +83,7 @@ function wakeNext(): void {
 async function keepSlice(): Promise<void> {
   if (performance.now() - turns.began >= SLICE_MS) await nextTurn();
 }
+
 /** setTimeout's limit; a later due time is re-armed when this one fires. */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 

@@ -47,7 +47,6 @@ export function createTempSchema(sqlite: BetterSqlite3.Database): void {
     user_id TEXT NOT NULL,
     client_id TEXT NOT NULL,
     currency TEXT NOT NULL,
-    rate_minor INTEGER NOT NULL,
     rate_hi INTEGER NOT NULL,
     rate_lo INTEGER NOT NULL,
     unpriced INTEGER NOT NULL,
@@ -76,8 +75,8 @@ export const comboStatements = (db: Database) => {
     dataVersion: sqlite.prepare('PRAGMA data_version').pluck(),
     combos: sqlite.prepare<[], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos ORDER BY project_id, task_id, user_id').raw(),
     clear: sqlite.prepare('DELETE FROM temp.report_combos'),
-    insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number, number]>(
-      'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_minor, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number]>(
+      'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     priced: sqlite.prepare<[number]>('UPDATE temp.report_pricing SET priced_changes = changes, priced_version = ?'),
     clearScope: sqlite.prepare('DELETE FROM temp.report_scope'),
@@ -117,7 +116,7 @@ export function ensurePriced(st: ComboStatements): void {
     const f = comboFacts(facts, projectId, taskId, userId);
     if (!f) continue;
     const rate = f.rateMinor ?? 0;
-    st.insert.run(projectId, taskId, userId, f.clientId, f.currency, rate, Math.floor(rate / SECONDS_PER_HOUR), rate % SECONDS_PER_HOUR, f.rateMinor === null ? 1 : 0, f.billableNow ? 1 : 0);
+    st.insert.run(projectId, taskId, userId, f.clientId, f.currency, Math.floor(rate / SECONDS_PER_HOUR), rate % SECONDS_PER_HOUR, f.rateMinor === null ? 1 : 0, f.billableNow ? 1 : 0);
   }
   st.priced.run(version);
 }

@@ -95,7 +95,7 @@ const exportStatements = (db: Database) => {
        FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id`,
     ),
     scoped: sqlite
-      .prepare('SELECT r.project_id, r.task_id, r.user_id, r.client_id, r.currency, r.rate_minor, r.unpriced FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id ORDER BY s.id')
+      .prepare('SELECT r.project_id, r.task_id, r.user_id, r.client_id, r.currency, r.rate_hi * 3600 + r.rate_lo, r.unpriced FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id ORDER BY s.id')
       .raw(),
     drop: sqlite.prepare<[number]>('DELETE FROM temp.export_combos WHERE export_id = ?'),
     next: { id: 0 },
