@@ -99,7 +99,26 @@ describe('the priced combinations kept between reports', () => {
     // report that reuses it shows the mark, one that priced again would not.
     ws.handle.sqlite.prepare('UPDATE temp.report_combos SET rate_hi = 0, rate_lo = 1800').run();
     expect(usd(ws)).toBe(18);
+    // A change that leaves this combination's price alone writes nothing to it: the mark stays.
     makeTask(ws.handle.db, s.project.id, { name: 'Other' });
-    expect(usd(ws)).toBe(100);
+    expect(usd(ws)).toBe(18);
+    // One that changes its price rewrites its row.
+    ws.handle.db.update(projects).set({ hourlyRateMinor: 12000 }).where(eq(projects.id, s.project.id)).run();
+    expect(usd(ws)).toBe(120);
+  });
+
+  it('price many combinations again after a change to one of them, each at its own rate', () => {
+    const ws = env.workspace('cache-many');
+    const s = setup(ws);
+    const others = [1, 2, 3].map((n) => {
+      const project = makeProject(ws.handle.db, s.client.id, { name: `Other ${n}`, billingMethod: 'hourly_project_rate', hourlyRateMinor: n * 1000 });
+      const task = makeTask(ws.handle.db, project.id, { name: `Task ${n}` });
+      makeProjectUser(ws.handle.db, project.id, s.ann.id, {});
+      makeTimeEntry(ws.handle.db, { clientId: s.client.id, projectId: project.id, taskId: task.id, userId: s.ann.id }, { recordedOn: '2026-11-04', seconds: 3600, enteredSeconds: 3600 });
+      return project;
+    });
+    expect(usd(ws)).toBe(100 + 10 + 20 + 30);
+    ws.handle.db.update(projects).set({ hourlyRateMinor: 5000 }).where(eq(projects.id, others[1]!.id)).run();
+    expect(usd(ws)).toBe(100 + 10 + 50 + 30);
   });
 });

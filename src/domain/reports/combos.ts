@@ -19,6 +19,13 @@ import { visibleSql, type EntryScope } from './visibility.ts';
  * so a rolled-back write rolls back both its change and its count, and a report never reads a
  * pricing older than the data it reads.
  *
+ * Pricing again writes only what changed: every combination is priced in JavaScript and compared
+ * with a copy of `report_combos` kept beside the statements, and only new, changed and vanished
+ * combinations are written (a rate change on one project rewrites that project's rows, not
+ * 12,000). The copy is trusted only while the table says so: each pricing stamps the table and the
+ * copy with a new number in the same transaction, so if that transaction rolls back, the stamps
+ * differ and the next pricing rebuilds the table whole.
+ *
  * Each report then picks the combinations it reads into `report_scope`: those with entries in its
  * days, that the caller may see (visibility.ts), in key order.
  */
@@ -54,7 +61,7 @@ export function createTempSchema(sqlite: BetterSqlite3.Database): void {
   );
   CREATE UNIQUE INDEX IF NOT EXISTS temp.report_combos_key ON report_combos (project_id, task_id, user_id);
   CREATE TEMP TABLE IF NOT EXISTS report_scope (id INTEGER PRIMARY KEY);
-  CREATE TEMP TABLE IF NOT EXISTS report_pricing (changes INTEGER NOT NULL, priced_changes INTEGER, priced_version INTEGER);
+  CREATE TEMP TABLE IF NOT EXISTS report_pricing (changes INTEGER NOT NULL, priced_changes INTEGER, priced_version INTEGER, stamp INTEGER);
   INSERT INTO temp.report_pricing (changes) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.report_pricing);`);
   for (const [table, changes] of PRICED_FROM) {
     for (const change of changes) {
@@ -71,14 +78,20 @@ export const comboStatements = (db: Database) => {
   return {
     db,
     sqlite,
-    pricing: sqlite.prepare('SELECT changes, priced_changes, priced_version FROM temp.report_pricing').safeIntegers(false),
+    pricing: sqlite.prepare('SELECT changes, priced_changes, priced_version, stamp FROM temp.report_pricing').safeIntegers(false),
     dataVersion: sqlite.prepare('PRAGMA data_version').pluck(),
     combos: sqlite.prepare<[], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos ORDER BY project_id, task_id, user_id').raw(),
     clear: sqlite.prepare('DELETE FROM temp.report_combos'),
     insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number]>(
       'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
-    priced: sqlite.prepare<[number]>('UPDATE temp.report_pricing SET priced_changes = changes, priced_version = ?'),
+    update: sqlite.prepare<[string, string, number, number, number, number, number]>(
+      'UPDATE temp.report_combos SET client_id = ?, currency = ?, rate_hi = ?, rate_lo = ?, unpriced = ?, billable_now = ? WHERE id = ?',
+    ),
+    remove: sqlite.prepare<[number]>('DELETE FROM temp.report_combos WHERE id = ?'),
+    priced: sqlite.prepare<[number, number]>('UPDATE temp.report_pricing SET priced_changes = changes, priced_version = ?, stamp = ?'),
+    /** What `report_combos` holds, by `project|task|person`, as of pricing number `stamp` (see above). */
+    copy: { stamp: 0, byKey: new Map<string, PricedCombo>() },
     clearScope: sqlite.prepare('DELETE FROM temp.report_scope'),
     /** Statements built for one report shape (grouping, filters), kept for the next report of that shape. */
     shaped: new Map<string, BetterSqlite3.Statement>(),
@@ -107,19 +120,59 @@ export function statementFor(st: ComboStatements, text: string): BetterSqlite3.S
  * integer arithmetic that cannot overflow for any rate the product accepts.
  */
 export function ensurePriced(st: ComboStatements): void {
-  const state = st.pricing.get() as { changes: number; priced_changes: number | null; priced_version: number | null };
+  const state = st.pricing.get() as { changes: number; priced_changes: number | null; priced_version: number | null; stamp: number | null };
   const version = st.dataVersion.get() as number;
   if (state.priced_changes === state.changes && state.priced_version === version) return;
   const facts = readPricingFacts(st.db, null);
-  st.clear.run();
+  const { copy } = st;
+  if (state.stamp !== copy.stamp) {
+    st.clear.run();
+    copy.byKey.clear();
+  }
+  // Until this pricing is stamped below, the copy matches no table: if it throws half-way, the
+  // table rolls back and the next pricing rebuilds it.
+  copy.stamp = -1;
+  const priced = new Set<string>();
   for (const [projectId, taskId, userId] of st.combos.all()) {
     const f = comboFacts(facts, projectId, taskId, userId);
     if (!f) continue;
+    const key = `${projectId}|${taskId}|${userId}`;
+    priced.add(key);
     const rate = f.rateMinor ?? 0;
-    st.insert.run(projectId, taskId, userId, f.clientId, f.currency, Math.floor(rate / SECONDS_PER_HOUR), rate % SECONDS_PER_HOUR, f.rateMinor === null ? 1 : 0, f.billableNow ? 1 : 0);
+    const next = { clientId: f.clientId, currency: f.currency, rateHi: Math.floor(rate / SECONDS_PER_HOUR), rateLo: rate % SECONDS_PER_HOUR, unpriced: f.rateMinor === null ? 1 : 0, billableNow: f.billableNow ? 1 : 0 };
+    const known = copy.byKey.get(key);
+    if (!known) {
+      const id = Number(st.insert.run(projectId, taskId, userId, next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow).lastInsertRowid);
+      copy.byKey.set(key, { id, ...next });
+    } else if (!samePricing(known, next)) {
+      st.update.run(next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow, known.id);
+      Object.assign(known, next);
+    }
   }
-  st.priced.run(version);
+  // A combination whose project or task is gone, or whose row is gone, is priced no more.
+  for (const [key, known] of copy.byKey) {
+    if (priced.has(key)) continue;
+    st.remove.run(known.id);
+    copy.byKey.delete(key);
+  }
+  const stamp = (state.stamp ?? 0) + 1;
+  st.priced.run(version, stamp);
+  copy.stamp = stamp;
 }
+
+/** One row of `report_combos` as the copy keeps it. */
+interface PricedCombo {
+  id: number;
+  clientId: string;
+  currency: string;
+  rateHi: number;
+  rateLo: number;
+  unpriced: number;
+  billableNow: number;
+}
+
+const samePricing = (a: Omit<PricedCombo, 'id'>, b: Omit<PricedCombo, 'id'>) =>
+  a.clientId === b.clientId && a.currency === b.currency && a.rateHi === b.rateHi && a.rateLo === b.rateLo && a.unpriced === b.unpriced && a.billableNow === b.billableNow;
 
 /** A report's days: `from` null for every day up to `to`. */
 export interface ScopeRequest {

@@ -88,7 +88,7 @@ const exportStatements = (db: Database) => {
   ) WITHOUT ROWID`);
   return {
     sqlite,
-    /** The combinations in `report_scope`, numbered in key order (the order `scoped` reads them in). */
+    /** The combinations in `report_scope`, numbered in id order (the order `scoped` reads them in). */
     load: sqlite.prepare<[number]>(
       `INSERT INTO temp.export_combos
        SELECT ?, r.project_id, r.task_id, r.user_id, row_number() OVER (ORDER BY s.id) - 1, r.rate_hi, r.rate_lo, 1 - r.unpriced, r.billable_now
