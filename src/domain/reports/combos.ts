@@ -27,7 +27,7 @@ import { visibleSql, type EntryScope } from './visibility.ts';
  * differ and the next pricing rebuilds the table whole.
  *
  * Each report then picks the combinations it reads into `report_scope`: those with entries in its
- * days, that the caller may see (visibility.ts), in key order.
+ * days, that the caller may see (visibility.ts), in id order.
  */
 
 /** Which entries a report reads: every entry (the report index) or only unbilled ones (a partial index). */
