@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Database } from '../db/index.ts';
+import { BACKSTOP_PAGES, type Checkpointer } from './checkpointer.ts';
 import { CommitGroup } from './commit-group.ts';
 import { migrateIfBehind } from './migrate.ts';
 
@@ -8,6 +9,8 @@ export interface OpenOptions {
   synchronous: 'FULL' | 'NORMAL';
   /** How long a shared commit waits for more writers (0: until the current turn of the event loop ends). */
   commitDelayMs?: number;
+  /** Checkpoints the WAL off the event loop; the connection's own automatic checkpoint is then only a backstop. */
+  checkpointer?: Pick<Checkpointer, 'waitFor'> | null;
 }
 
 /** One open workspace file: the raw connection (for pragmas and benchmarks) and its drizzle view. */
@@ -19,6 +22,8 @@ export class WorkspaceHandle {
   /** Requests currently using this handle; the registry never closes a handle in use. */
   users = 0;
   private readonly cache = new Map<unknown, unknown>();
+  private checkpointer: OpenOptions['checkpointer'];
+  private totalChanges: BetterSqlite3.Statement<[], number> | null = null;
 
   constructor(
     readonly subdomain: string,
@@ -32,6 +37,7 @@ export class WorkspaceHandle {
       this.sqlite.pragma('foreign_keys = ON');
       this.sqlite.pragma('busy_timeout = 5000');
       this.sqlite.pragma(`synchronous = ${opts.synchronous}`);
+      if (opts.checkpointer) this.useCheckpointer(opts.checkpointer);
       // Behind the current schema only after an upgrade: normally this is two small reads.
       migrateIfBehind(this.sqlite, file);
       // No relational schema: building its query API cost about half a millisecond per open.
@@ -55,10 +61,29 @@ export class WorkspaceHandle {
     return value;
   }
 
+  /** From now on `checkpointer` checkpoints this file's WAL; the connection's own checkpoint becomes a backstop. */
+  useCheckpointer(checkpointer: NonNullable<OpenOptions['checkpointer']>): void {
+    this.checkpointer = checkpointer;
+    this.sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  }
+
+  /** Whether a checkpointer looks after this file's WAL. */
+  get checkpointed(): boolean {
+    return Boolean(this.checkpointer);
+  }
+
+  /** Rows this connection changed since it opened: the checkpointer's sign that the WAL grew. */
+  changes(): number {
+    this.totalChanges ??= this.sqlite.prepare<[], number>('SELECT total_changes()').pluck();
+    return this.totalChanges.get()!;
+  }
+
   close(): void {
     this.cache.clear();
     if (this.sqlite.open) {
       this.commits.flush();
+      // The worker must not hold the file when this connection folds the WAL and closes it.
+      this.checkpointer?.waitFor(this.file);
       // Fold the WAL back into the main file so a closed workspace is one self-contained file. A
       // reader in another process (a backup, Litestream's lock) may hold the WAL: then the
       // checkpoint gives up at once instead of waiting out busy_timeout, and the WAL stays.

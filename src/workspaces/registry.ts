@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Checkpointer } from './checkpointer.ts';
 import { WorkspaceGate } from './gate.ts';
 import { WorkspaceHandle, type OpenOptions } from './handle.ts';
 import { isValidSubdomain } from './host.ts';
@@ -19,6 +20,7 @@ export class WorkspaceRegistry {
   private readonly maxOpen: number;
   /** Writes held per workspace (moves, restores): checked by every write and every open. */
   readonly gate = new WorkspaceGate();
+  private checkpointer: Checkpointer | null = null;
 
   constructor(private readonly opts: RegistryOptions) {
     this.maxOpen = opts.maxOpen ?? 64;
@@ -129,6 +131,27 @@ export class WorkspaceRegistry {
   closeAll(): void {
     for (const handle of this.open.values()) handle.close();
     this.open.clear();
+  }
+
+  /**
+   * From now on the WAL of every open workspace, and of every one opened later, is checkpointed on
+   * a worker thread (the server does this; a command-line run keeps SQLite's own checkpoints).
+   */
+  startCheckpoints(onError: (file: string, error: string) => void): void {
+    if (this.checkpointer) return;
+    const checkpointer = new Checkpointer(() => [...this.open.values()].filter((h) => h.checkpointed), this.opts.synchronous, onError);
+    this.checkpointer = checkpointer;
+    this.opts.checkpointer = checkpointer;
+    for (const handle of this.open.values()) handle.useCheckpointer(checkpointer);
+  }
+
+  /** Closes every file, then ends the checkpoint worker. */
+  async closeAllAndStop(): Promise<void> {
+    this.closeAll();
+    const checkpointer = this.checkpointer;
+    this.checkpointer = null;
+    this.opts.checkpointer = null;
+    await checkpointer?.stop();
   }
 
   private add(handle: WorkspaceHandle): WorkspaceHandle {
