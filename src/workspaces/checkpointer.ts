@@ -82,7 +82,9 @@ export class Checkpointer {
     private readonly onError: (file: string, error: string) => void,
   ) {
     const driver = createRequire(join(PACKAGE_ROOT, 'package.json')).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, busy: this.busy.buffer } });
+    // The worker runs a few statements at a time: a small heap keeps its memory small beside the server's.
+    const resourceLimits = { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2, codeRangeSizeMb: 4 };
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, busy: this.busy.buffer }, resourceLimits });
     this.worker.unref();
     this.worker.on('message', ({ job, file, error }: { job: number; file: string; error: string | null }) => {
       // An answer may arrive after the next job was posted (the shared flag already said done).
