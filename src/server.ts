@@ -95,7 +95,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 export async function startServer(
   services: AppServices,
-  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number; controlSocket?: boolean; checkpoints?: boolean } = {},
+  opts: { port?: number; host?: string; jobs?: boolean; shutdownGraceMs?: number; controlSocket?: boolean } = {},
 ): Promise<RunningServer> {
   let url = '';
   let ops: Ops | undefined;
@@ -118,7 +118,7 @@ export async function startServer(
   }
   answerMalformedRequests(server, services.logger);
   // WAL checkpoints leave the event loop (src/workspaces/checkpointer.ts).
-  if (opts.checkpoints !== false) services.registry.startCheckpoints((file, error) => services.logger.warn({ file, error }, 'background checkpoint failed'));
+  services.registry.startCheckpoints((file, error) => services.logger.warn({ file, error }, 'background checkpoint failed'));
   const address = server.address();
   url = typeof address === 'object' && address ? `http://${host}:${address.port}` : `http://${host}:${port}`;
   // Jobs start once every file is on the current schema; requests are served meanwhile.

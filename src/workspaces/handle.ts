@@ -67,11 +67,6 @@ export class WorkspaceHandle {
     this.sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   }
 
-  /** Whether a checkpointer looks after this file's WAL. */
-  get checkpointed(): boolean {
-    return Boolean(this.checkpointer);
-  }
-
   /** Rows this connection changed since it opened: the checkpointer's sign that the WAL grew. */
   changes(): number {
     this.totalChanges ??= this.sqlite.prepare<[], number>('SELECT total_changes()').pluck();

@@ -139,7 +139,7 @@ export class WorkspaceRegistry {
    */
   startCheckpoints(onError: (file: string, error: string) => void): void {
     if (this.checkpointer) return;
-    const checkpointer = new Checkpointer(() => [...this.open.values()].filter((h) => h.checkpointed), this.opts.synchronous, onError);
+    const checkpointer = new Checkpointer(() => this.open.values(), this.opts.synchronous, onError);
     this.checkpointer = checkpointer;
     this.opts.checkpointer = checkpointer;
     for (const handle of this.open.values()) handle.useCheckpointer(checkpointer);

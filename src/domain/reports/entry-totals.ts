@@ -16,8 +16,8 @@ import type { EntryScope } from './visibility.ts';
  *
  * How it stays fast on a million entries: the combinations in scope are priced once and kept
  * (combos.ts); SQLite reads the entries combination by combination from a covering index ordered
- * by (combination, month, status, day), so per-combination totals by month and status stream out with no sort and little work per
- * entry. Whether an entry is billable depends only on its status and its combination, so that rule
+ * by (combination, month, status, day), so per-combination totals by month and status stream out
+ * with no sort and little work per entry. Whether an entry is billable depends only on its status and its combination, so that rule
  * is applied to those totals, not to each entry, and only they are grouped into the report's rows.
  * The unbilled summary reads the (small) partial index of unbilled entries instead.
  */
