@@ -204,6 +204,20 @@ describe('delivery', () => {
     expect(receiver.hits).toBe(0);
   });
 
+
+  it('event ids are unique within one instant and sort by the time of their change', () => {
+    const at = (iso: string) => scopeOf(env.services, env.alpha.handle, new Date(iso));
+    const record = (iso: string) => {
+      const scope = at(iso);
+      return scope.write(() => recordEvent(scope, 'client.updated', { client: { id: 'x' } }));
+    };
+    const sameInstant = Array.from({ length: 200 }, () => record('2026-11-18T10:00:00.000Z'));
+    expect(new Set(sameInstant).size).toBe(200);
+    const later = [record('2026-11-18T10:00:00.001Z'), record('2026-11-19T00:00:00.000Z'), record('2027-01-01T00:00:00.000Z')];
+    expect(later.every((id) => /^evt_[0-9a-f]{32}$/.test(id))).toBe(true);
+    expect([...sameInstant.slice(0, 1), ...later]).toEqual([...sameInstant.slice(0, 1), ...later].sort());
+    expect(sameInstant.every((id) => id < later[0]!)).toBe(true);
+  });
   it('only the event types an endpoint asked for, only events after it was created, nothing while it is off', async () => {
     await env.alpha.api.post(`${V1}/clients`, { client: { name: 'Before the endpoint' } });
     const { endpoint: e } = await endpoint({ events: ['client.updated'] });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database, Db } from '../db/index.ts';
 import { apiKeys } from '../db/schema/index.ts';
@@ -7,7 +7,8 @@ const KEY_PREFIX = 'hb_';
 /** last_used_at is written at most this often per key, so reads stay reads. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
+/** One-shot hashing: no Hash object per call (the key is checked on every request). */
+const sha256 = (value: string) => hash('sha256', value, 'buffer');
 
 export interface CreatedKey {
   id: string;

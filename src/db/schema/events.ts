@@ -8,7 +8,7 @@ import { id } from './columns.ts';
 export const events = sqliteTable(
   'events',
   {
-    /** `evt_` and a random id: the `webhook-id` a receiver deduplicates by. */
+    /** `evt_`, the time and a random part (`eventId`): the `webhook-id` a receiver deduplicates by. */
     id: id(),
     type: text('type').notNull(),
     /** The event's `data` object as JSON. */
