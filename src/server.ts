@@ -6,11 +6,12 @@ import { EXPORTS_PREFIX, exportsRouter } from './exports/http.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
+import { STRIPE_WEBHOOK_PATH } from './domain/workspace/payment-processor.ts';
 import { stripeWebhookRouter } from './public/card-payment.ts';
 import { answerUnknownInvoicePath, publicInvoiceRouter, workspaceOfRequest } from './public/invoice-page.ts';
 import { mountOps, type Ops } from './ops/mount.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
-import { openApiRouter } from './openapi/http.ts';
+import { OPENAPI_PATH, openApiRouter } from './openapi/http.ts';
 import { REST_PREFIX, restRouter } from './rest/adapter.ts';
 import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
@@ -59,12 +60,13 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
   // /readyz and the cluster endpoints (src/ops/), before anything that would answer for a workspace.
   mount?.(app);
   // The card processor's webhook reads its raw body to check the signature: before any parser.
-  app.use(stripeWebhookRouter(services, (req) => workspaceOfRequest(services, req)));
+  // Each router is mounted at its own path, so other requests pass it with one prefix test instead of entering it.
+  app.use(STRIPE_WEBHOOK_PATH, stripeWebhookRouter(services, (req) => workspaceOfRequest(services, req)));
 
   app.use('/trpc', trpcHttp(services));
 
   // Public, before the REST router (which would demand a key); the document is built when first asked for.
-  app.use(openApiRouter(() => buildOpenApiDocument(restRoutes, services.config), services.config));
+  app.use(OPENAPI_PATH, openApiRouter(() => buildOpenApiDocument(restRoutes, services.config), services.config));
   app.use(DOCS_PATH, docsRouter());
   app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(EXPORTS_PREFIX, exportsRouter(services));

@@ -41,11 +41,12 @@ function serversFor(req: Request, config: Pick<Config, 'baseDomain' | 'trustProx
  * on. No key is needed: the contract is public, and any origin may read it so integrators' tools
  * (editors, code generators) can load it by URL.
  */
+/** Mounted at OPENAPI_PATH. */
 export function openApiRouter(build: () => OpenApiDocument, config: Pick<Config, 'baseDomain' | 'trustProxy'>): Router {
   const router = express.Router();
   const bodies = new Map<string, string>();
   let document: OpenApiDocument | undefined;
-  router.get(OPENAPI_PATH, (req, res) => {
+  router.get('/', (req, res) => {
     const first = serversFor(req, config);
     const key = JSON.stringify(first);
     let body = bodies.get(key);

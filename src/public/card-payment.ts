@@ -2,7 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type Stripe from 'stripe';
 import type { Config } from '../config.ts';
 import { applyProcessorEvent, type CheckoutPlan, type ProcessorEvent } from '../domain/invoices/card-payment.ts';
-import { processorSecrets, STRIPE_WEBHOOK_PATH } from '../domain/workspace/payment-processor.ts';
+import { processorSecrets } from '../domain/workspace/payment-processor.ts';
 import { runInScope, type AppServices } from '../services.ts';
 import { MAX_BODY_BYTES } from '../rest/body.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
@@ -86,10 +86,11 @@ async function handleWebhook(services: AppServices, handle: WorkspaceHandle, req
  * `POST /webhooks/stripe` on a workspace's host: the raw body (parsed by nothing before it, so the
  * signature can be checked), verified with the workspace's webhook secret; 400 for a bad signature,
  * 404 for a host without a workspace or without card payment, else 200 with what was done.
+ * Mounted at STRIPE_WEBHOOK_PATH.
  */
 export function stripeWebhookRouter(services: AppServices, workspaceOf: (req: Request) => WorkspaceHandle | null): Router {
   const router = express.Router();
-  router.post(STRIPE_WEBHOOK_PATH, express.raw({ type: () => true, limit: MAX_BODY_BYTES }), async (req, res) => {
+  router.post('/', express.raw({ type: () => true, limit: MAX_BODY_BYTES }), async (req, res) => {
     const handle = workspaceOf(req);
     if (!handle) {
       reply(res, 404, { error: 'No workspace is served at this host', code: 'workspace_not_found' });
