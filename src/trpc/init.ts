@@ -10,7 +10,7 @@ import { AppError, conflict, errorKinds, forbidden, unauthorized, workspaceNotFo
 import { openWorkspaceScope } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { verifyApiKey } from '../workspaces/keys.ts';
-import type { Authenticated, BrowserRequest, Context } from './context.ts';
+import type { Authenticated, Context } from './context.ts';
 import { toAppError } from './errors.ts';
 
 const t = initTRPC.context<Context>().create({
@@ -33,15 +33,28 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Turns every failure into a TRPCError whose code matches the product's status for it. */
-const mapErrors = t.middleware(async ({ next }) => {
-  const result = await next();
-  if (result.ok) return result;
-  const { error: app, internal } = toAppError(result.error);
-  if (internal) return result;
-  const mapped = new TRPCError({ code: errorKinds[app.kind].trpc, message: app.message, cause: app });
-  return { ...result, error: mapped };
-});
+/** A failure in the product's terms: a TRPCError whose code matches the product's status for it (internal errors stay as they are, for tRPC to hide). */
+function productError(err: unknown): unknown {
+  const { error: app, internal } = toAppError(err);
+  return internal ? err : new TRPCError({ code: errorKinds[app.kind].trpc, message: app.message, cause: app });
+}
+
+/**
+ * Runs the rest of a call (the middlewares after this point and the procedure) with every failure,
+ * thrown or returned, turned into the product's error. Shared by the middlewares that open a call,
+ * so each does its own work and the mapping in one layer of the chain: every layer costs each
+ * request a copy of the call's options and context.
+ */
+async function mappingErrors<R extends { ok: true } | { ok: false; error: unknown }>(call: () => Promise<R>): Promise<R> {
+  try {
+    const result = await call();
+    return result.ok ? result : { ...result, error: productError(result.error) };
+  } catch (err) {
+    throw productError(err);
+  }
+}
+
+const mapErrors = t.middleware(({ next }) => mappingErrors(() => next()));
 
 export const publicProcedure = t.procedure.use(mapErrors);
 
@@ -119,18 +132,22 @@ function credentialOf(ctx: Context, handle: WorkspaceHandle, scope: Scope): Cred
  * the outbox, webhooks) is started. A mutation whose door keeps an answer (idempotency keys) has
  * it written in the same transaction as the change.
  */
-const inWorkspace = t.middleware(async ({ ctx, next, path, type }) => {
+async function inWorkspace<R extends { ok: boolean }>(
+  ctx: Context,
+  call: { path: string; type: string },
+  proceed: (handle: WorkspaceHandle, scope: Scope) => Promise<R>,
+): Promise<R> {
   const handle = workspaceOf(ctx);
-  const leave = type === 'mutation' ? ctx.services.registry.gate.enterWrite(handle.subdomain) : null;
+  const leave = call.type === 'mutation' ? ctx.services.registry.gate.enterWrite(handle.subdomain) : null;
   try {
     return await ctx.services.registry.using(handle, async () => {
       const open = openWorkspaceScope(ctx.services, handle, { shareCommit: true });
-      const hooks = type === 'mutation' ? ctx.callHooks : undefined;
-      if (!hooks) return await settled(open, await next({ ctx: { handle, scope: open.scope } }));
+      const hooks = call.type === 'mutation' ? ctx.callHooks : undefined;
+      if (!hooks) return await settled(open, await proceed(handle, open.scope));
       if (!hooks.begin()) throw conflict('request_abandoned', 'The client closed the connection before the operation began; nothing was done');
-      open.beforeCommit((tx, output) => hooks.beforeCommit(tx, path, output));
+      open.beforeCommit((tx, output) => hooks.beforeCommit(tx, call.path, output));
       try {
-        return await settled(open, await next({ ctx: { handle, scope: open.scope } }));
+        return await settled(open, await proceed(handle, open.scope));
       } finally {
         hooks.end();
       }
@@ -138,7 +155,7 @@ const inWorkspace = t.middleware(async ({ ctx, next, path, type }) => {
   } finally {
     leave?.();
   }
-});
+}
 
 /**
  * Once a call succeeded and its commit is durable, starts the work that commit asked for. Never
@@ -156,21 +173,30 @@ async function settled<R extends { ok: boolean }>(open: OpenScope, result: R): P
  * credential (session, personal key) makes the member the scope's actor, so the domain's role
  * rules judge them and never the workspace key's powers.
  */
-export const workspaceProcedure = publicProcedure.use(inWorkspace).use(({ ctx, next }) => {
-  const credential = credentialOf(ctx, ctx.handle, ctx.scope);
-  const scope: Scope = credential.kind === 'workspace_key' ? ctx.scope : withActor(ctx.scope, credential.member);
-  return next({ ctx: { scope, credential } });
-});
+export const workspaceProcedure = t.procedure.use(({ ctx, next, path, type }) =>
+  mappingErrors(() =>
+    inWorkspace(ctx, { path, type }, (handle, opened) => {
+      const credential = credentialOf(ctx, handle, opened);
+      const scope: Scope = credential.kind === 'workspace_key' ? opened : withActor(opened, credential.member);
+      return next({ ctx: { handle, scope, credential } });
+    }),
+  ),
+);
 
 /**
  * For calls that come before any credential (sign in, use a one-time link, ask for a reset): the
  * workspace only, from a browser. Each is throttled per client address.
  */
-export const guestProcedure = publicProcedure.use(inWorkspace).use(({ ctx, next }) => {
-  if (!ctx.browser) throw new AppError('unprocessable', 'browser_only', 'Signing in is for browsers on /trpc; integrations use an API key');
-  throttle(ctx, `${ctx.handle.subdomain}:address:${ctx.browser.client.address}`);
-  return next({ ctx: { scope: ctx.scope, browser: ctx.browser as BrowserRequest } });
-});
+export const guestProcedure = t.procedure.use(({ ctx, next, path, type }) =>
+  mappingErrors(() =>
+    inWorkspace(ctx, { path, type }, (handle, scope) => {
+      const browser = ctx.browser;
+      if (!browser) throw new AppError('unprocessable', 'browser_only', 'Signing in is for browsers on /trpc; integrations use an API key');
+      throttle(ctx, `${handle.subdomain}:address:${browser.client.address}`);
+      return next({ ctx: { handle, scope, browser } });
+    }),
+  ),
+);
 
 /** For the signed-in member's own matters (who am I, sign out, change password). */
 export const sessionProcedure = workspaceProcedure.use(({ ctx, next }) => {
