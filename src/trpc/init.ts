@@ -33,7 +33,10 @@ const t = initTRPC.context<Context>().create({
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** A failure in the product's terms: a TRPCError whose code matches the product's status for it (internal errors stay as they are, for tRPC to hide). */
+/**
+ * A failure in the product's terms: a TRPCError whose code matches the product's status for it.
+ * Internal errors stay as they are, for tRPC to hide.
+ */
 function productError(err: unknown): unknown {
   const { error: app, internal } = toAppError(err);
   return internal ? err : new TRPCError({ code: errorKinds[app.kind].trpc, message: app.message, cause: app });
