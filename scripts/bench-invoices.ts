@@ -34,8 +34,8 @@ const SECTION = 'invoices';
  */
 function floorStatements(sqlite: BetterSqlite3.Database) {
   const read = sqlite.prepare(
-    `SELECT e.id, e.seconds, e.project_id, e.task_id, e.user_id, e.status, p.hourly_rate_minor FROM time_entries e JOIN projects p ON p.id = e.project_id
-     WHERE e.id IN (SELECT value FROM json_each(?))`,
+    `SELECT e.rowid AS rowid, e.id, e.seconds, e.project_id, e.task_id, e.user_id, e.status, p.hourly_rate_minor
+     FROM json_each(?) AS named CROSS JOIN time_entries e ON e.id = named.value JOIN projects p ON p.id = e.project_id`,
   );
   const invoice = sqlite.prepare(
     `INSERT INTO invoices (id, client_id, creator_id, number, currency, issue_date, due_date, subtotal_minor, tax_minor, total_minor, public_token, created_at, updated_at)
@@ -45,16 +45,16 @@ function floorStatements(sqlite: BetterSqlite3.Database) {
     `INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, project_id, task_id, user_id, notes, seconds, hourly_rate_minor, amount_minor)
      VALUES (?, ?, 'time_entry', ?, ?, ?, ?, ?, '', ?, ?, ?)`,
   );
-  const bill = sqlite.prepare(`UPDATE time_entries SET status = 'billed', invoice_id = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'unbilled'`);
+  const bill = sqlite.prepare(`UPDATE time_entries SET status = 'billed', invoice_id = ?, updated_at = ? WHERE rowid IN (SELECT value FROM json_each(?)) AND +status = 'unbilled'`);
   return sqlite.transaction((clientId: string, number: string, ids: string[]) => {
     const json = JSON.stringify(ids);
-    const rows = read.all(json) as { id: string; seconds: number; project_id: string; task_id: string; user_id: string; hourly_rate_minor: number }[];
+    const rows = read.all(json) as { rowid: number; id: string; seconds: number; project_id: string; task_id: string; user_id: string; hourly_rate_minor: number }[];
     const invoiceId = randomUUID();
     invoice.run(invoiceId, clientId, `${number}-floor`, randomUUID());
     rows.forEach((r, i) =>
       line.run(randomUUID(), invoiceId, i, r.id, r.project_id, r.task_id, r.user_id, r.seconds, r.hourly_rate_minor, Math.floor((r.seconds * r.hourly_rate_minor * 2 + 3600) / 7200)),
     );
-    bill.run(invoiceId, new Date().toISOString(), json);
+    bill.run(invoiceId, new Date().toISOString(), JSON.stringify(rows.map((r) => r.rowid)));
   });
 }
 

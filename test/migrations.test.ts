@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
+import { WorkspaceHandle } from '../src/workspaces/handle.ts';
 import { knownMigrations, MIGRATIONS_FOLDER, schemaState } from '../src/workspaces/migrate.ts';
 import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
 
@@ -18,13 +19,13 @@ afterAll(async () => {
 const FIRST = knownMigrations()[0]!;
 const LATER = knownMigrations().slice(1).map((m) => m.tag);
 
-/** A migrations folder holding only the first migration: what an older hourbook shipped. */
-function firstMigrationOnly(): string {
-  const dir = join(root, 'migrations-v1');
+/** A migrations folder holding the first `count` migrations: what an older hourbook shipped. */
+function firstMigrations(count: number): string {
+  const dir = join(root, `migrations-${count}`);
   mkdirSync(join(dir, 'meta'), { recursive: true });
-  copyFileSync(join(MIGRATIONS_FOLDER, `${FIRST.tag}.sql`), join(dir, `${FIRST.tag}.sql`));
+  for (const m of knownMigrations().slice(0, count)) copyFileSync(join(MIGRATIONS_FOLDER, `${m.tag}.sql`), join(dir, `${m.tag}.sql`));
   const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'));
-  writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, 1) }));
+  writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, count) }));
   return dir;
 }
 
@@ -34,7 +35,7 @@ function oldWorkspace(dataDir: string, subdomain: string): string {
   const file = join(dataDir, `${subdomain}.sqlite`);
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
-  migrate(drizzle(db), { migrationsFolder: firstMigrationOnly() });
+  migrate(drizzle(db), { migrationsFolder: firstMigrations(1) });
   db.prepare('INSERT INTO workspace (id, subdomain, name, time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(
     `id-${subdomain}`,
     subdomain,
@@ -56,7 +57,55 @@ const stateOf = (file: string) => {
   }
 };
 
+/** Index names of a table, sorted. */
+const indexesOf = (db: BetterSqlite3.Database, table: string) =>
+  (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY name`).all(table) as { name: string }[]).map((r) => r.name);
+
 describe('upgrading workspace files', () => {
+  it('0008 rebuilds invoice_lines without its id and entry indexes, keeping every line in order', () => {
+    const tag = '0008_invoice_lines_unindexed';
+    const before = knownMigrations().findIndex((m) => m.tag === tag);
+    expect(before).toBeGreaterThan(0);
+    const file = join(root, 'lines', 'acme.sqlite');
+    mkdirSync(join(root, 'lines'), { recursive: true });
+    const old = new BetterSqlite3(file);
+    old.pragma('journal_mode = WAL');
+    migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+    const at = '2026-01-01T00:00:00.000Z';
+    old.prepare('INSERT INTO workspace (id, subdomain, name, time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('w', 'acme', 'Acme', 'UTC', at, at);
+    old.prepare('INSERT INTO roles (name, created_at) VALUES (?, ?)').run('Owner', at);
+    old.prepare('INSERT INTO team_members (id, email, first_name, last_name, time_zone, organization_role, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run('u', 'o@acme.test', 'O', 'A', 'UTC', 'Owner', at, at);
+    old.prepare('INSERT INTO clients (id, name, identifier, currency, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('c', 'Client', 'C', 'EUR', at, at);
+    const invoice = old.prepare(
+      `INSERT INTO invoices (id, client_id, creator_id, number, currency, issue_date, due_date, subtotal_minor, tax_minor, total_minor, public_token, created_at, updated_at)
+       VALUES (?, 'c', 'u', ?, 'EUR', '2026-01-01', '2026-01-31', 0, 0, 0, ?, ?, ?)`,
+    );
+    const line = old.prepare('INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, notes, amount_minor) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const lines: unknown[][] = [];
+    for (const inv of ['i1', 'i2']) {
+      invoice.run(inv, `N-${inv}`, `token-${inv}`, at, at);
+      for (let position = 0; position < 3; position++) lines.push([`${inv}-line-${position}`, inv, 'time_entry', position, `entry-${inv}-${position}`, `notes ${position}`, 100 * position + 1]);
+    }
+    // inserted out of order: the rebuild keeps each row as it was
+    for (const l of [...lines].reverse()) line.run(...l);
+    expect(indexesOf(old, 'invoice_lines')).toContain('invoice_lines_entry_idx');
+    old.close();
+
+    const handle = new WorkspaceHandle('acme', file, { synchronous: 'FULL' });
+    try {
+      const db = handle.sqlite;
+      expect(schemaState(db).pending).toEqual([]);
+      expect(indexesOf(db, 'invoice_lines')).toEqual(['invoice_lines_invoice_idx']);
+      expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'time_entries_invoice_idx'").pluck().get()).toMatch(/WHERE .*invoice_id.* IS NOT NULL/);
+      const read = db.prepare('SELECT id, invoice_id, kind, position, time_entry_id, notes, amount_minor FROM invoice_lines ORDER BY invoice_id, position').raw().all();
+      expect(read).toEqual(lines); // made in invoice and position order
+      expect(db.pragma('foreign_key_check')).toEqual([]);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      handle.close();
+    }
+  });
+
   it('migrate --check lists what is pending per workspace; migrate applies it after a backup; opening a current file changes nothing', async () => {
     const dataDir = join(root, 'cli');
     const file = oldWorkspace(dataDir, 'acme');

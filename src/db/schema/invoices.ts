@@ -86,10 +86,16 @@ export const invoiceProjects = sqliteTable(
   (t) => [primaryKey({ columns: [t.invoiceId, t.projectId] })],
 );
 
+/**
+ * An invoice's lines. Read only per invoice, in position order (invoice_lines_invoice_idx), so the
+ * table has no index on its `id` (a UUID v4, unique by construction) nor on `time_entry_id`: with
+ * random keys, each of those indexes took a write on nearly every one of its pages whenever an
+ * invoice of thousands of entries was created, and nothing reads through them.
+ */
 export const invoiceLines = sqliteTable(
   'invoice_lines',
   {
-    id: id(),
+    id: text('id').notNull(),
     invoiceId: text('invoice_id')
       .notNull()
       .references(() => invoices.id),
@@ -114,7 +120,7 @@ export const invoiceLines = sqliteTable(
     file: text('file'),
     amountMinor: integer('amount_minor').notNull(),
   },
-  (t) => [index('invoice_lines_invoice_idx').on(t.invoiceId, t.position), index('invoice_lines_entry_idx').on(t.timeEntryId)],
+  (t) => [index('invoice_lines_invoice_idx').on(t.invoiceId, t.position)],
 );
 
 export const invoiceTaxes = sqliteTable(

@@ -41,7 +41,10 @@ export const timeEntries = sqliteTable(
     index('time_entries_user_day_idx').on(t.userId, t.recordedOn),
     index('time_entries_project_day_idx').on(t.projectId, t.recordedOn),
     index('time_entries_status_idx').on(t.status),
-    index('time_entries_invoice_idx').on(t.invoiceId),
+    /** Only billed entries have an invoice: a new entry adds nothing to this index. */
+    index('time_entries_invoice_idx')
+      .on(t.invoiceId)
+      .where(sql`${t.invoiceId} IS NOT NULL`),
     index('time_entries_created_idx').on(t.createdAt, t.id),
     index('time_entries_updated_idx').on(t.updatedAt),
     /*

@@ -10,6 +10,7 @@ import { inIds, isUniqueViolation } from '../queries.ts';
 import type { RecipientRow } from '../recipients/records.ts';
 import type { ActorScope, Scope } from '../scope.ts';
 import { addDays, localDate } from '../time/calendar.ts';
+import type { BillableEntry } from './lines.ts';
 import { assertTotal, priceInvoice, type PricedInvoice } from './price.ts';
 import { billableEntries } from './queries.ts';
 import { freshDocument, toInvoiceRecord, type InvoiceRow } from './records.ts';
@@ -71,10 +72,10 @@ function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, pr
  * The invoice with its lines, taxes, projects and recipients; its entries marked billed (if
  * another invoice billed one in between, the whole call rolls back).
  */
-function insertInvoice(scope: Scope, tx: Transaction, row: InvoiceRow, priced: PricedInvoice, projectIds: string[], recipients: RecipientRow[]): void {
+function insertInvoice(scope: Scope, tx: Transaction, row: InvoiceRow, priced: PricedInvoice, entries: ReadonlyMap<string, BillableEntry>, projectIds: string[], recipients: RecipientRow[]): void {
   tx.insert(invoices).values(row).run();
-  const entryIds = priced.lines.flatMap((l) => (l.timeEntryId ? [l.timeEntryId] : []));
-  insertPriced(scope, tx, row.id, priced, row.createdAt, entryIds);
+  const newEntryIds = priced.lines.flatMap((l) => (l.timeEntryId ? [l.timeEntryId] : []));
+  insertPriced(scope, tx, row.id, priced, row.createdAt, { entries, newEntryIds });
   if (projectIds.length) {
     tx.insert(invoiceProjects).values(projectIds.map((projectId) => ({ invoiceId: row.id, projectId }))).run();
     tx.update(projects).set({ lastInvoiceId: row.id, updatedAt: row.createdAt }).where(inIds(projects.id, projectIds)).run();
@@ -104,7 +105,7 @@ export function createInvoice(scope: ActorScope, input: CreateInput): z.output<t
       const row = invoiceRow(scope, input, client, priced, dates);
       // The invoice's projects: the ones named, else those its lines are on.
       const projectIds = requested ?? projectsOfLines(priced);
-      insertInvoice(scope, tx, row, priced, projectIds, recipients);
+      insertInvoice(scope, tx, row, priced, entries, projectIds, recipients);
       if (row.sendEmail) queueSending(scope, tx, row, client.name, recipients);
       const invoice = toInvoiceRecord(row, scope.workspace.id);
       recordEvent(scope, 'invoice.created', { invoice });

@@ -19,6 +19,8 @@ import type { serviceLineInput, taxInput, timeEntryLineInput } from './schemas.t
 
 /** What one query reads about each time entry named by the request. */
 export interface BillableEntry {
+  /** The entry's row in the workspace file, valid for the transaction that read it. */
+  rowid: number;
   id: string;
   clientId: string;
   projectId: string;

@@ -8,6 +8,7 @@ import { inIds } from '../queries.ts';
 import { findLiveRecipients } from '../recipients/queries.ts';
 import type { RecipientRow } from '../recipients/records.ts';
 import type { Scope } from '../scope.ts';
+import type { BillableEntry } from './lines.ts';
 import type { PricedInvoice } from './price.ts';
 import { insertLines, invoiceStatements } from './queries.ts';
 
@@ -67,15 +68,24 @@ export function setInvoiceRecipients(tx: Db, invoiceId: string, recipients: Reci
 }
 
 /**
- * Lines and taxes of a priced invoice; its new time entries marked billed. Entries are moved with
- * `WHERE status = 'unbilled'`: if another invoice billed one in between, fewer rows move and the
- * whole call rolls back, so an entry is never billed twice.
+ * Lines and taxes of a priced invoice; its new time entries (`newEntryIds`, each read into
+ * `entries` in this transaction) marked billed. Entries are moved with `WHERE status = 'unbilled'`:
+ * if another invoice billed one in between, fewer rows move and the whole call rolls back, so an
+ * entry is never billed twice.
  */
-export function insertPriced(scope: Scope, tx: Transaction, invoiceId: string, priced: PricedInvoice, at: string, newEntryIds: string[]): void {
+export function insertPriced(
+  scope: Scope,
+  tx: Transaction,
+  invoiceId: string,
+  priced: PricedInvoice,
+  at: string,
+  marking: { entries: ReadonlyMap<string, BillableEntry>; newEntryIds: readonly string[] },
+): void {
   const st = scope.statements(invoiceStatements);
   insertLines(scope, invoiceId, priced.lines);
   if (priced.taxes.length) tx.insert(invoiceTaxes).values(priced.taxes.map((t) => ({ ...t, id: randomUUID(), invoiceId }))).run();
-  if (newEntryIds.length > 0 && st.markBilled.run({ invoiceId, at, ids: JSON.stringify(newEntryIds) }).changes !== newEntryIds.length) {
+  const rowids = marking.newEntryIds.map((id) => marking.entries.get(id)!.rowid);
+  if (rowids.length > 0 && st.markBilled.run(invoiceId, at, JSON.stringify(rowids)).changes !== rowids.length) {
     throw unprocessable('time_entry_not_unbilled', 'A time entry of this invoice was billed by another invoice at the same moment; nothing was changed');
   }
 }

@@ -12,6 +12,7 @@ import type { ActorScope } from '../scope.ts';
 import { addDays, daysBetween } from '../time/calendar.ts';
 import { numberTaken } from './create.ts';
 import { invoiceDetailOf } from './get.ts';
+import type { BillableEntry } from './lines.ts';
 import { assertTotal, priceInvoice, type PricedInvoice, type PricingRequest } from './price.ts';
 import { billableEntries, findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
@@ -62,6 +63,8 @@ const entryIdsOf = (request: PricingRequest) => request.invoice_time_entries?.ma
 
 interface Repriced {
   priced: PricedInvoice;
+  /** The entries the lines name, read in this transaction. */
+  entries: ReadonlyMap<string, BillableEntry>;
   projectIds: string[];
   released: string[];
   added: string[];
@@ -88,7 +91,7 @@ function reprice(scope: ActorScope, tx: Db, row: InvoiceRow, client: ClientRow, 
   // Projects named replace the invoice's; otherwise the projects of new lines join the ones it had.
   const current = tx.select({ id: invoiceProjects.projectId }).from(invoiceProjects).where(eq(invoiceProjects.invoiceId, row.id)).all().map((p) => p.id);
   const projectIds = input.project_id !== undefined ? (requested ?? projectsOfLines(priced)) : [...new Set([...current, ...projectsOfLines(priced)])];
-  return { priced, projectIds, released: [...before].filter((id) => !after.has(id)), added: [...after].filter((id) => !before.has(id)) };
+  return { priced, entries, projectIds, released: [...before].filter((id) => !after.has(id)), added: [...after].filter((id) => !before.has(id)) };
 }
 
 /**
@@ -134,7 +137,7 @@ function changesOf(row: InvoiceRow, input: UpdateInput, repriced: Repriced | nul
 function writeRepriced(scope: ActorScope, tx: Transaction, invoiceId: string, repriced: Repriced, at: string): void {
   deleteLinesAndTaxes(tx, invoiceId);
   releaseEntries(tx, invoiceId, at, repriced.released);
-  insertPriced(scope, tx, invoiceId, repriced.priced, at, repriced.added);
+  insertPriced(scope, tx, invoiceId, repriced.priced, at, { entries: repriced.entries, newEntryIds: repriced.added });
   setInvoiceProjects(tx, invoiceId, repriced.projectIds, at);
 }
 
