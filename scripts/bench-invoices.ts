@@ -4,6 +4,10 @@
  * a floor: the same statements (read the entries, insert the lines, mark them billed) through
  * better-sqlite3 alone. The growth should be linear: the time per entry stays flat.
  *
+ * Each invoice bills a month's work of a team (10 people on 5 tasks), a month no invoice billed
+ * before, as an agency invoices; a last figure bills 5,000 entries that all share one day, person
+ * and task with every earlier invoice's, the worst case for the reports' index.
+ *
  *   npx tsx scripts/bench-invoices.ts
  */
 import { randomUUID } from 'node:crypto';
@@ -15,6 +19,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
+import { addDays } from '../src/domain/time/calendar.ts';
 import { createServices } from '../src/services.ts';
 import { createCaller } from '../src/trpc/router.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
@@ -23,6 +28,12 @@ import { printRows, record } from './bench-report.ts';
 
 const SIZES = [100, 1000, 5000];
 const ROUNDS = 5;
+/** The team whose month of work an invoice bills. */
+const PEOPLE = 10;
+const TASKS = 5;
+
+type How = 'procedure' | 'http' | 'floor';
+type Shape = 'month' | 'one day';
 
 const SECTION = 'invoices';
 
@@ -68,34 +79,46 @@ export async function run(): Promise<void> {
     const at = now.toISOString();
     const clientId = randomUUID();
     const projectId = randomUUID();
-    const taskId = randomUUID();
-    const userId = randomUUID();
+    const taskIds = Array.from({ length: TASKS }, () => randomUUID());
+    const userIds = Array.from({ length: PEOPLE }, () => randomUUID());
     const db = handle.db;
     db.insert(clients).values({ id: clientId, name: 'Bench client', identifier: 'BENCH', currency: 'USD', createdAt: at, updatedAt: at }).run();
     db.insert(projects)
       .values({ id: projectId, clientId, name: 'Bench', identifier: 'BENCH-0001', billingMethod: 'hourly_project_rate', hourlyRateMinor: 12345, currency: 'USD', createdAt: at, updatedAt: at })
       .run();
-    db.insert(tasks).values({ id: taskId, projectId, name: 'Work', position: 0, createdAt: at, updatedAt: at }).run();
-    db.insert(teamMembers).values({ id: userId, email: 'worker@bench.test', firstName: 'W', lastName: 'B', timeZone: 'UTC', organizationRole: 'Member', createdAt: at, updatedAt: at }).run();
-    db.insert(projectUsers).values({ id: randomUUID(), projectId, userId, role: 'regular_user', createdAt: at, updatedAt: at }).run();
+    taskIds.forEach((id, position) => db.insert(tasks).values({ id, projectId, name: `Task ${position}`, position, createdAt: at, updatedAt: at }).run());
+    userIds.forEach((userId, i) => {
+      db.insert(teamMembers).values({ id: userId, email: `worker${i}@bench.test`, firstName: 'W', lastName: `B${i}`, timeZone: 'UTC', organizationRole: 'Member', createdAt: at, updatedAt: at }).run();
+      db.insert(projectUsers).values({ id: randomUUID(), projectId, userId, role: 'regular_user', createdAt: at, updatedAt: at }).run();
+    });
 
     const insertEntry = handle.sqlite.prepare(
       `INSERT INTO time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, notes, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, '2026-11-16', ?, ?, '', 'unbilled', ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 'unbilled', ?, ?)`,
     );
-    const makeEntries = handle.sqlite.transaction((n: number) =>
-      Array.from({ length: n }, (_, i) => {
+    let month = 0;
+    /**
+     * The entries of one invoice, recorded just before it. `month`: a month's work of the team (each
+     * person on each task, over the month's days), a month not billed before, as agencies invoice.
+     * `one day`: every entry of one person on one task on the same day as every earlier invoice's,
+     * the worst case for the reports' index, which orders entries by status, day and seconds.
+     */
+    const makeEntries = handle.sqlite.transaction((n: number, shape: Shape) => {
+      const first = new Date(Date.UTC(2026, 9 - month++, 1)).toISOString().slice(0, 10);
+      return Array.from({ length: n }, (_, i) => {
         const id = randomUUID();
         const seconds = 900 + (i % 97) * 60;
-        insertEntry.run(id, clientId, projectId, taskId, userId, seconds, seconds, at, at);
-        return { id, seconds };
-      }),
-    );
+        const [taskId, userId, day] =
+          shape === 'month' ? [taskIds[Math.floor(i / PEOPLE) % TASKS]!, userIds[i % PEOPLE]!, addDays(first, Math.floor(i / (PEOPLE * TASKS)) % 28)] : [taskIds[0]!, userIds[0]!, '2026-11-16'];
+        insertEntry.run(id, clientId, projectId, taskId, userId, day, seconds, seconds, at, at);
+        return { id, seconds, taskId, userId };
+      });
+    });
     const caller = createCaller({ services, requestId: 'bench', subdomain: 'bench', apiKey: ws.apiKey });
 
     let invoiceNo = 0;
-    const inputFor = (size: number) => {
-      const entries = makeEntries(size);
+    const inputFor = (size: number, shape: Shape) => {
+      const entries = makeEntries(size, shape);
       const totalMinor = entries.reduce((s, e) => s + Math.floor((e.seconds * 12345 * 2 + 3600) / 7200), 0);
       return {
         entries,
@@ -104,7 +127,7 @@ export async function run(): Promise<void> {
           client_id: clientId,
           number: `BENCH-${++invoiceNo}`,
           total: totalMinor / 100,
-          invoice_time_entries: entries.map((e) => ({ time_entry_id: e.id, project_id: projectId, task_id: taskId, user_id: userId })),
+          invoice_time_entries: entries.map((e) => ({ time_entry_id: e.id, project_id: projectId, task_id: e.taskId, user_id: e.userId })),
         },
       };
     };
@@ -127,8 +150,8 @@ export async function run(): Promise<void> {
       });
     /** The floor: the same reads and writes through better-sqlite3 alone, in one transaction. */
     const bare = floorStatements(handle.sqlite);
-    const timed = async (size: number, how: 'procedure' | 'http' | 'floor'): Promise<number> => {
-      const { input, entries } = inputFor(size);
+    const timed = async (size: number, how: How, shape: Shape): Promise<number> => {
+      const { input, entries } = inputFor(size, shape);
       const started = process.hrtime.bigint();
       if (how === 'procedure') await caller.invoices.create(input);
       else if (how === 'http') {
@@ -137,18 +160,17 @@ export async function run(): Promise<void> {
       } else bare(clientId, input.number, entries.map((e) => e.id));
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
-    type How = 'procedure' | 'http' | 'floor';
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     /**
      * The medians of each way at one size, the ways alternated round by round (and their order
      * rotated), so none is measured on a file grown larger by the others' invoices.
      */
-    const mediansOf = async (size: number, ways: How[]): Promise<Record<How, number>> => {
+    const mediansOf = async (size: number, ways: How[], shape: Shape = 'month'): Promise<Record<How, number>> => {
       const times: Record<How, number[]> = { procedure: [], http: [], floor: [] };
       for (let round = 0; round < ROUNDS + 1; round++) {
         for (let i = 0; i < ways.length; i++) {
           const how = ways[(round + i) % ways.length]!;
-          const ms = await timed(size, how);
+          const ms = await timed(size, how, shape);
           if (round > 0) times[how].push(ms); // the first round warms up statements and the JIT
         }
       }
@@ -163,6 +185,14 @@ export async function run(): Promise<void> {
         record({ section: SECTION, figure: `invoice of ${size} entries, procedure`, value: m.procedure, unit: 'ms', floor: { value: m.floor, label }, ...(size === 5000 ? { goal: { of: 'value', atMost: 50 } } : {}) });
         if (size === 5000) record({ section: SECTION, figure: `invoice of ${size} entries, over HTTP`, value: m.http, unit: 'ms', floor: { value: m.floor, label }, goal: { of: 'value', atMost: 100 } });
       }
+      const worst = await mediansOf(5000, ['floor', 'procedure'], 'one day');
+      record({
+        section: SECTION,
+        figure: 'invoice of 5000 entries of one day, one person and task, procedure',
+        value: worst.procedure,
+        unit: 'ms',
+        floor: { value: worst.floor, label: 'the same statements in better-sqlite3 alone' },
+      });
       // Linear: the time per entry at 5,000 is no more than at 100 (within a margin for noise).
       record({ section: SECTION, figure: 'time per entry, 5,000 vs 100 entries', value: perEntry[5000]! * 1000, unit: 'µs', floor: { value: perEntry[100]! * 1000, label: 'per entry at 100' }, goal: { of: 'ratio', atMost: 1.25 } });
       printRows(SECTION);
