@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, readlinkSync, rmSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clients } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { openWorkspaceScope } from '../src/services.ts';
+import { CommitGroup } from '../src/workspaces/commit-group.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
+import type { WalSync } from '../src/workspaces/wal-sync.ts';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
 import { makeClient, makeProjectSetup } from './helpers/factories.ts';
 
@@ -82,6 +85,120 @@ describe('group commit (one workspace connection)', () => {
       other.close();
     }
     await request.durable();
+  });
+});
+
+describe('the shared commit under synchronous = FULL', () => {
+  /** A WAL sync the test settles by hand, so it can look at the group while the sync runs. */
+  function heldSync() {
+    const calls: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+    const wal = {
+      sync: () => new Promise<void>((resolve, reject) => calls.push({ resolve, reject })),
+      syncNow: () => {},
+      close: () => {},
+    };
+    return { wal: wal as unknown as WalSync, calls };
+  }
+
+  function fileWithTable() {
+    const dir = mkdtempSync(join(tmpdir(), 'hourbook-walsync-'));
+    const sqlite = new BetterSqlite3(join(dir, 'w.sqlite'));
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.exec('CREATE TABLE t (v INTEGER)');
+    return { sqlite, close: () => (sqlite.close(), rmSync(dir, { recursive: true, force: true })) };
+  }
+
+  const settled = async (p: Promise<void>) => {
+    let state = 'pending';
+    p.then(
+      () => (state = 'resolved'),
+      () => (state = 'rejected'),
+    );
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    return state;
+  };
+
+  it('commits without syncing inside COMMIT, answers its writers only once the WAL sync returned, and syncs as configured again', async () => {
+    const { sqlite, close } = fileWithTable();
+    const { wal, calls } = heldSync();
+    const group = new CommitGroup(sqlite, 0, wal);
+    try {
+      const committed = group.join();
+      expect(sqlite.pragma('synchronous', { simple: true })).toBe(1); // NORMAL while the group is open
+      sqlite.prepare('INSERT INTO t VALUES (1)').run();
+      expect(await settled(committed)).toBe('pending');
+      expect(calls).toHaveLength(1); // committed (setImmediate) and syncing
+      expect(sqlite.inTransaction).toBe(false);
+      expect(sqlite.pragma('synchronous', { simple: true })).toBe(2); // FULL for every other commit
+      // a reader of the committed row waits for the same sync
+      const reader = group.pending();
+      expect(await settled(reader)).toBe('pending');
+      // the next group commits while the first one's sync still runs
+      const next = group.join();
+      sqlite.prepare('INSERT INTO t VALUES (2)').run();
+      expect(await settled(next)).toBe('pending');
+      expect(calls).toHaveLength(2);
+      calls[0]!.resolve();
+      expect(await settled(committed)).toBe('resolved');
+      expect(await settled(reader)).toBe('resolved');
+      expect(await settled(next)).toBe('pending');
+      calls[1]!.resolve();
+      expect(await settled(next)).toBe('resolved');
+      expect(await settled(group.pending())).toBe('resolved');
+    } finally {
+      close();
+    }
+  });
+
+  it('a failed sync fails every writer of its group', async () => {
+    const { sqlite, close } = fileWithTable();
+    const { wal, calls } = heldSync();
+    const group = new CommitGroup(sqlite, 0, wal);
+    try {
+      const [a, b] = [group.join(), group.join()];
+      sqlite.prepare('INSERT INTO t VALUES (1)').run();
+      await settled(a);
+      calls[0]!.reject(new Error('EIO: i/o error, fsync'));
+      await expect(a).rejects.toThrow('EIO');
+      await expect(b).rejects.toThrow('EIO');
+    } finally {
+      close();
+    }
+  });
+
+  it('a workspace opened with FULL answers a shared commit once fsync of its WAL returned', async () => {
+    const { handle } = env.workspace('synced');
+    expect(handle.sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    // Every fsync the process makes, by the file it syncs (node:fs's exports follow the patched object).
+    const original = fs.fsync;
+    const synced: string[] = [];
+    fs.fsync = ((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+      synced.push(readlinkSync(`/proc/self/fd/${fd}`));
+      original(fd, done);
+    }) as typeof fs.fsync;
+    syncBuiltinESMExports();
+    try {
+      const writes = Array.from({ length: 3 }, (_, i) => {
+        const open = openWorkspaceScope(env.services, handle, { shareCommit: true });
+        open.scope.write((tx) => tx.insert(clients).values(clientRow(`a900000${i}-0000-4000-8000-000000000001`, `Synced ${i}`)).run());
+        return open.durable();
+      });
+      expect(synced).toEqual([]); // nothing synced before the group commits
+      await Promise.all(writes);
+      expect(synced).toEqual([`${handle.file}-wal`]); // one sync for the three writes, of the WAL
+    } finally {
+      fs.fsync = original;
+      syncBuiltinESMExports();
+    }
+    const other = new BetterSqlite3(handle.file, { readonly: true });
+    try {
+      expect(other.prepare("select count(*) from clients where name like 'Synced %'").pluck().get()).toBe(3);
+    } finally {
+      other.close();
+    }
+    expect(handle.sqlite.pragma('synchronous', { simple: true })).toBe(2);
   });
 });
 

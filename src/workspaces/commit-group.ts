@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type { WalSync } from './wal-sync.ts';
 
 /** One shared transaction: the promise its writers wait on, settled by COMMIT. */
 interface Group {
@@ -15,16 +16,23 @@ interface Group {
  * write then runs in a savepoint of its own (better-sqlite3 nests transaction functions as
  * savepoints), so a write that fails rolls back alone while its neighbours stay. The transaction
  * commits in the next check phase (`setImmediate`), after every request whose bytes arrived in the
- * same poll phase has run (or, with COMMIT_DELAY_MS, that many milliseconds later). A request is answered only once the promise `join` gave it resolves,
- * that is after COMMIT returned; if the COMMIT fails, every write of the group fails and none stays.
+ * same poll phase has run (or, with COMMIT_DELAY_MS, that many milliseconds later). A request is
+ * answered only once the promise `join` gave it resolves, that is after COMMIT returned and, under
+ * `synchronous = FULL`, after the WAL was synced (`WalSync`: off the event loop, so the requests
+ * that arrive meanwhile form the next group); if the COMMIT or the sync fails, every write of the
+ * group fails.
  */
 export class CommitGroup {
   private group: Group | null = null;
+  /** The last committed group's sync, while it runs: readers of its writes wait for it too. */
+  private syncing: Promise<void> | null = null;
 
   constructor(
     private readonly sqlite: BetterSqlite3.Database,
     /** Extra time a group stays open for more writers (PostgreSQL's commit_delay); 0 by default. */
     private readonly delayMs = 0,
+    /** Under FULL: syncs the WAL after each shared commit, which then commits as NORMAL. Null under NORMAL. */
+    private readonly wal: WalSync | null = null,
   ) {}
 
   /**
@@ -35,10 +43,17 @@ export class CommitGroup {
     if (this.group && !this.sqlite.inTransaction) {
       // SQLite rolled the whole transaction back itself (disk full, I/O error): every write the
       // group held is gone, so its writers fail, and this write starts a new group.
-      this.settle(new Error('the shared transaction was rolled back by SQLite'));
+      this.end()?.reject(new Error('the shared transaction was rolled back by SQLite'));
     }
     if (this.group) return this.group.committed;
-    this.sqlite.exec('BEGIN IMMEDIATE');
+    // The group's COMMIT writes its frames without syncing them; flush syncs them off the loop.
+    if (this.wal) this.sqlite.pragma('synchronous = NORMAL');
+    try {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      if (this.wal) this.sqlite.pragma('synchronous = FULL');
+      throw err;
+    }
     let resolve!: () => void;
     let reject!: (err: unknown) => void;
     const committed = new Promise<void>((res, rej) => {
@@ -53,31 +68,56 @@ export class CommitGroup {
     return committed;
   }
 
-  /** The open shared transaction's commit, or a resolved promise when none is open. */
+  /**
+   * The open shared transaction's commit, else the sync of the last one while it runs, else a
+   * resolved promise: what a reader that may have seen the group's writes waits for.
+   */
   pending(): Promise<void> {
-    return this.group?.committed ?? Promise.resolve();
+    return this.group?.committed ?? this.syncing ?? Promise.resolve();
   }
 
   /**
-   * Commits the shared transaction now. Writers that need their own commit at once (jobs, the
-   * command line, closing the file) call it first, so they never join a group they would not wait for.
+   * Commits the shared transaction now; its writers are answered once the WAL is synced. Writers
+   * that need their own commit at once (jobs, the command line) call it first, so they never join
+   * a group they would not wait for; their own commits sync inside COMMIT, as the connection's
+   * `synchronous` setting says.
    */
   flush(): void {
     if (!this.group) return;
+    let failure: unknown = null;
     try {
       if (!this.sqlite.inTransaction) throw new Error('the shared transaction was rolled back by SQLite');
       this.sqlite.exec('COMMIT');
-      this.settle(null);
     } catch (err) {
       if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
-      this.settle(err);
+      failure = err;
     }
+    const group = this.end()!;
+    if (failure) group.reject(failure);
+    else if (!this.wal) group.resolve();
+    else this.afterSync(this.wal.sync(), group);
   }
 
-  private settle(err: unknown): void {
+  /** Commits the open group and syncs the WAL before returning: for a file about to be closed. */
+  flushNow(): void {
+    if (!this.group) return;
+    this.flush();
+    this.wal?.syncNow();
+  }
+
+  /** The group's writers are answered when `synced` settles; until then readers wait for it too. */
+  private afterSync(synced: Promise<void>, group: Group): void {
+    this.syncing = synced;
+    synced.then(group.resolve, group.reject).finally(() => {
+      if (this.syncing === synced) this.syncing = null;
+    });
+  }
+
+  /** Ends the open group: the connection syncs as configured again. Returns the group. */
+  private end(): Group | null {
     const group = this.group;
     this.group = null;
-    if (err) group?.reject(err);
-    else group?.resolve();
+    if (group && this.wal) this.sqlite.pragma('synchronous = FULL');
+    return group;
   }
 }

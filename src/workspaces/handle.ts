@@ -4,6 +4,7 @@ import type { Database } from '../db/index.ts';
 import { BACKSTOP_PAGES, type Checkpointer } from './checkpointer.ts';
 import { CommitGroup } from './commit-group.ts';
 import { migrateIfBehind } from './migrate.ts';
+import { WalSync } from './wal-sync.ts';
 
 export interface OpenOptions {
   synchronous: 'FULL' | 'NORMAL';
@@ -22,6 +23,7 @@ export class WorkspaceHandle {
   /** Requests currently using this handle; the registry never closes a handle in use. */
   users = 0;
   private readonly cache = new Map<unknown, unknown>();
+  private readonly walSync: WalSync | null;
   private checkpointer: OpenOptions['checkpointer'];
   private totalChanges: BetterSqlite3.Statement<[], number> | null = null;
 
@@ -31,7 +33,8 @@ export class WorkspaceHandle {
     opts: OpenOptions,
   ) {
     this.sqlite = new BetterSqlite3(file, { fileMustExist: false });
-    this.commits = new CommitGroup(this.sqlite, opts.commitDelayMs ?? 0);
+    this.walSync = opts.synchronous === 'FULL' ? new WalSync(`${file}-wal`) : null;
+    this.commits = new CommitGroup(this.sqlite, opts.commitDelayMs ?? 0, this.walSync);
     try {
       this.sqlite.pragma('journal_mode = WAL');
       this.sqlite.pragma('foreign_keys = ON');
@@ -76,7 +79,8 @@ export class WorkspaceHandle {
   close(): void {
     this.cache.clear();
     if (this.sqlite.open) {
-      this.commits.flush();
+      this.commits.flushNow();
+      this.walSync?.close();
       // The worker must not hold the file when this connection folds the WAL and closes it.
       this.checkpointer?.waitFor(this.file);
       // Fold the WAL back into the main file so a closed workspace is one self-contained file. A
