@@ -4,6 +4,7 @@
  * the same disk with the same pragmas, under SQLITE_SYNCHRONOUS=FULL and NORMAL. Both servers run
  * in child processes of their own and are loaded in turn (A/B alternated), so the load generator
  * (autocannon) never shares an event loop with the server it measures and both meet the same machine.
+ * Last, the HTTP libraries alone (Express 5 beside node:http, no database), the same way.
  *
  *   npx tsx scripts/bench-time-entries.ts            # 3 rounds of 5 s each, 20 connections, FULL and NORMAL
  *   BENCH_DURATION=10 BENCH_ROUNDS=5 BENCH_CONNECTIONS=50 npx tsx scripts/bench-time-entries.ts
@@ -18,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import express from 'express';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
@@ -174,9 +176,51 @@ async function serveBare(dataDir: string): Promise<{ target: Target; count: () =
   };
 }
 
-async function child(kind: 'app' | 'bare', setup: AppSetup): Promise<void> {
+/**
+ * The HTTP library alone, without a database: read the JSON body, answer 201 with JSON. `express`
+ * does it as an Express 5 app with one router and express.json(); `node` with node:http. The pair
+ * shows what Express's own per-request work costs here, the reason the REST door is not an
+ * Express router (src/rest/adapter.ts).
+ */
+async function serveLibrary(kind: 'express' | 'node'): Promise<{ target: Target; count: () => number }> {
+  const answer = (body: Record<string, string>) => ({ id: randomUUID(), recorded_on: body.recorded_on, created_at: new Date().toISOString() });
+  let server: ReturnType<typeof createServer>;
+  if (kind === 'express') {
+    const app = express();
+    app.disable('x-powered-by');
+    app.disable('etag');
+    const router = express.Router({ strict: false, caseSensitive: true });
+    router.use(express.json({ limit: 1024 * 1024, strict: false }));
+    router.post('/v2/time-entries', (req, res) => {
+      res.status(201).json(answer(req.body as Record<string, string>));
+    });
+    app.use('/api/external', router);
+    server = createServer(app);
+  } else {
+    server = createServer((req, res) => {
+      readJson(req).then(
+        (body) => {
+          res.writeHead(201, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify(answer(body)));
+        },
+        () => res.writeHead(400).end(),
+      );
+    });
+  }
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  let answered = 0;
+  server.on('request', (_req, res) => res.on('finish', () => answered++));
+  return {
+    target: { url: `http://127.0.0.1:${port}/api/external/v2/time-entries`, headers: { 'content-type': 'application/json' }, client_id: randomUUID(), project_id: randomUUID(), task_id: randomUUID(), emails: ['a@bench.test'] },
+    count: () => answered,
+  };
+}
+
+async function child(kind: Kind, setup: AppSetup): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), `hourbook-bench-${kind}-`));
-  const served = kind === 'app' ? await serveApp(dataDir, setup) : await serveBare(dataDir);
+  const served = kind === 'app' ? await serveApp(dataDir, setup) : kind === 'bare' ? await serveBare(dataDir) : await serveLibrary(kind);
   process.send?.({ ready: served.target } satisfies FromChild);
   process.on('message', (msg) => {
     if (msg === 'count') process.send?.({ stored: served.count() } satisfies FromChild);
@@ -201,8 +245,10 @@ function nextMessage(proc: ChildProcess): Promise<FromChild> {
   });
 }
 
+type Kind = 'app' | 'bare' | 'express' | 'node';
+
 export interface Served {
-  kind: 'app' | 'bare';
+  kind: Kind;
   proc: ChildProcess;
   target: Target;
   /** Requests answered 2xx over every run against it, and the runs made (for the in-flight slack). */
@@ -211,7 +257,7 @@ export interface Served {
   next: number;
 }
 
-export async function startChild(kind: 'app' | 'bare', synchronous: string, setup: AppSetup = {}): Promise<Served> {
+export async function startChild(kind: Kind, synchronous: string, setup: AppSetup = {}): Promise<Served> {
   const execArgv = ['--import', 'tsx', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [])];
   const proc = fork(fileURLToPath(import.meta.url), ['--serve', kind, ...argsOf(setup)], { execArgv, stdio: 'inherit', env: { ...process.env, SQLITE_SYNCHRONOUS: synchronous } });
   const ready = await nextMessage(proc);
@@ -273,6 +319,30 @@ async function compare(synchronous: 'FULL' | 'NORMAL', settings: { duration: num
 
 const SECTION = 'write path';
 
+/** Express alone beside node:http alone, loaded in turn like the two servers above. */
+async function compareLibraries(settings: { duration: number; connections: number; rounds: number }): Promise<void> {
+  const express = await startChild('express', 'NORMAL');
+  const node = await startChild('node', 'NORMAL');
+  try {
+    for (const s of [express, node]) await load(s, WARMUP_SECONDS, settings.connections);
+    const rates = { express: [] as number[], node: [] as number[] };
+    for (let round = 0; round < settings.rounds; round++) {
+      rates.express.push((await load(express, settings.duration, settings.connections)).rps);
+      rates.node.push((await load(node, settings.duration, settings.connections)).rps);
+    }
+    record({
+      section: SECTION,
+      figure: 'Express 5 alone: read a JSON body, answer JSON',
+      value: median(rates.express),
+      unit: 'req/s',
+      floor: { value: median(rates.node), label: 'node:http alone, the same' },
+    });
+  } finally {
+    express.proc.send('exit');
+    node.proc.send('exit');
+  }
+}
+
 /** The write path under FULL and NORMAL, each beside its floor. */
 export async function run(opts: { duration?: number; connections?: number; rounds?: number } = {}): Promise<void> {
   const settings = {
@@ -283,12 +353,13 @@ export async function run(opts: { duration?: number; connections?: number; round
   const modes = process.env.SQLITE_SYNCHRONOUS ? [process.env.SQLITE_SYNCHRONOUS as 'FULL' | 'NORMAL'] : (['FULL', 'NORMAL'] as const);
   console.log(`POST /api/external/v2/time-entries: ${settings.rounds} rounds of ${settings.duration} s per server, A/B alternated, ${settings.connections} connections`);
   for (const mode of modes) await compare(mode, settings, mode === 'FULL' ? 0.8 : 0.6);
+  await compareLibraries(settings);
   printRows(SECTION);
 }
 
 const serveAt = process.argv.indexOf('--serve');
 if (serveAt >= 0) {
-  await child(process.argv[serveAt + 1] === 'bare' ? 'bare' : 'app', setupFromArgs(process.argv));
+  await child((process.argv[serveAt + 1] ?? 'app') as Kind, setupFromArgs(process.argv));
 } else if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await run();
 }

@@ -1,51 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { docsRouter, DOCS_PATH } from './docs/page.ts';
 import { EXPORTS_PREFIX, exportsRouter } from './exports/http.ts';
 import { jobs } from './jobs/index.ts';
 import { startJobs } from './jobs/runner.ts';
 import { answerMalformedRequests, refuseUndecodablePaths } from './http-edge.ts';
+import { requestLog } from './request-log.ts';
 import { STRIPE_WEBHOOK_PATH } from './domain/workspace/payment-processor.ts';
 import { stripeWebhookRouter } from './public/card-payment.ts';
 import { answerUnknownInvoicePath, publicInvoiceRouter, workspaceOfRequest } from './public/invoice-page.ts';
 import { mountOps, type Ops } from './ops/mount.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { OPENAPI_PATH, openApiRouter } from './openapi/http.ts';
-import { REST_PREFIX, restRouter } from './rest/adapter.ts';
+import { restDoor } from './rest/adapter.ts';
 import { sendError } from './rest/respond.ts';
 import { restRoutes } from './rest/routes/index.ts';
 import type { AppServices } from './services.ts';
-import { hostOf } from './trpc/context.ts';
 import { trpcHttp } from './trpc/http.ts';
 import { webAppRouter } from './web/serve-app.ts';
-import { subdomainFromHost } from './workspaces/host.ts';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
-
-/** One line per request: method, path, status, ms, workspace, request id. Never headers or bodies. */
-function requestLog(services: AppServices) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
-    res.on('finish', () => {
-      services.logger.info(
-        {
-          method: req.method,
-          path: req.originalUrl.split('?')[0],
-          status: res.statusCode,
-          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-          workspace: subdomainFromHost(hostOf(req, services.config.trustProxy), services.config.baseDomain),
-          request_id: requestId,
-        },
-        'request',
-      );
-    });
-    next();
-  };
-}
 
 export function createApp(services: AppServices, mount?: (app: express.Express) => void): express.Express {
   const app = express();
@@ -68,7 +40,6 @@ export function createApp(services: AppServices, mount?: (app: express.Express) 
   // Public, before the REST router (which would demand a key); the document is built when first asked for.
   app.use(OPENAPI_PATH, openApiRouter(() => buildOpenApiDocument(restRoutes, services.config), services.config));
   app.use(DOCS_PATH, docsRouter());
-  app.use(REST_PREFIX, restRouter(services, restRoutes));
   app.use(EXPORTS_PREFIX, exportsRouter(services));
   app.use(publicInvoiceRouter(services));
   app.use(webAppRouter(services));
@@ -112,7 +83,13 @@ export async function startServer(
   let server: Server;
   try {
     server = await new Promise<Server>((resolveListen, reject) => {
-      const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolveListen(s)));
+      // The REST door answers /api/external itself; every other request goes to the Express app.
+      const rest = restDoor(services, restRoutes);
+      const s = createServer((req, res) => {
+        if (!rest(req, res)) app(req, res);
+      });
+      s.once('error', reject);
+      s.listen(port, host, () => resolveListen(s));
     });
   } catch (err) {
     await mounted.stop();

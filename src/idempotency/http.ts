@@ -1,12 +1,12 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { IdempotentExchange } from './exchange.ts';
 import type { StoredAnswer } from './store.ts';
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** Sends a stored first answer again, byte for byte, marked as a replay. */
-export function sendStoredAnswer(res: Response, answer: StoredAnswer): void {
-  res.status(answer.status);
+export function sendStoredAnswer(res: ServerResponse, answer: StoredAnswer): void {
+  res.statusCode = answer.status;
   if (answer.contentType) res.setHeader('Content-Type', answer.contentType);
   res.setHeader(REPLAYED_HEADER, 'true');
   res.end(answer.body);
@@ -17,13 +17,13 @@ const asBuffer = (chunk: Chunk, encoding?: BufferEncoding) => (typeof chunk === 
 
 /**
  * Hands the answer a door writes to `exchange.settle` before it goes out, whichever way the door
- * writes it (Express `res.json`, tRPC's streamed `res.write`s), and tells the exchange when the
+ * writes it (the REST door's `res.end`, tRPC's streamed `res.write`s), and tells the exchange when the
  * connection closes without an answer.
  */
-export function keepAnswer(res: Response, exchange: IdempotentExchange): void {
+export function keepAnswer(res: ServerResponse, exchange: IdempotentExchange): void {
   const chunks: Buffer[] = [];
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   let started = false;
   const starting = () => {
     if (!started) exchange.beforeSending();
@@ -33,7 +33,7 @@ export function keepAnswer(res: Response, exchange: IdempotentExchange): void {
     starting();
     if (chunk !== undefined && chunk !== null) chunks.push(asBuffer(chunk, typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined));
     return write(chunk, ...rest);
-  }) as Response['write'];
+  }) as ServerResponse['write'];
   res.end = ((chunk?: Chunk | (() => void), ...rest: unknown[]) => {
     starting();
     if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') {
@@ -42,6 +42,6 @@ export function keepAnswer(res: Response, exchange: IdempotentExchange): void {
     const type = res.getHeader('content-type');
     exchange.settle({ status: res.statusCode, contentType: typeof type === 'string' ? type : null, body: Buffer.concat(chunks).toString('utf8') });
     return end(chunk, ...rest);
-  }) as Response['end'];
+  }) as ServerResponse['end'];
   res.once('close', () => exchange.abandoned());
 }

@@ -1,26 +1,27 @@
-import express, { type Request, type Response, type Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import { AppError, validationError } from '../errors.ts';
+import { isDecodablePath } from '../http-edge.ts';
+import { OPENAPI_PATH } from '../openapi/http.ts';
+import { logRequest } from '../request-log.ts';
 import type { AppServices } from '../services.ts';
+import { contextFor, type Context } from '../trpc/context.ts';
 import { authenticate } from '../trpc/init.ts';
 import { createCaller } from '../trpc/router.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
-import { jsonBody } from './body.ts';
-import { ownOriginsCors } from './cors.ts';
-import { answeredByKey, claimKey, restContextOf } from './idempotency.ts';
-import { sendError } from './respond.ts';
+import { readJsonBody } from './body.ts';
+import { answerCors } from './cors.ts';
+import { answeredByKey, claimKey } from './idempotency.ts';
+import { sendError, sendJson } from './respond.ts';
 import type { RestRequestParts, RestRoute } from './types.ts';
 
 export const REST_PREFIX = '/api/external';
-
-const expressPath = (route: RestRoute) => `/${route.version}${route.path.replace(/\{(\w+)\}/g, ':$1')}`;
-const pathPattern = (route: RestRoute) =>
-  new RegExp(`^/${route.version}${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}/?$`);
 
 /**
  * `Accept` must list application/json itself (the spec requires it for endpoints 16-18), with a
  * quality above zero (`q=0` means "not this").
  */
-const acceptsJson = (req: Request) =>
+const acceptsJson = (req: IncomingMessage) =>
   (req.headers.accept ?? '').split(',').some((part) => {
     const [type, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
     const q = params.find((p) => p.startsWith('q='));
@@ -47,65 +48,132 @@ function procedureOf(caller: AnyCaller, path: string): (input: unknown) => Promi
   return node as (input: unknown) => Promise<unknown>;
 }
 
+/** One row of the table, matched against a path below the prefix: `/v2/clients/{client_id}`. */
+interface CompiledRoute {
+  route: RestRoute;
+  pattern: RegExp;
+  /** The names of the `{param}` segments, in order. */
+  names: string[];
+}
+
 /** Literal segments win over parameters: `/clients/update_status` before `/clients/{client_id}`. */
 const specificity = (route: RestRoute) => (route.path.match(/\{/g) ?? []).length;
 
-/**
- * The one piece of code that runs the route table: for each row, parse the request into the
- * procedure's input, call it through `createCaller` (so auth and acting-user middleware always
- * run), and write the result with the row's status.
- */
-export function restRouter(services: AppServices, routes: RestRoute[]): Router {
-  const router = express.Router({ strict: false, caseSensitive: true });
-  const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
-  router.use(ownOriginsCors(services.config));
-  router.use(claimKey(services, subdomainOf));
-  router.use(jsonBody);
+/** Case-sensitive, one segment per parameter, a trailing slash allowed (as Express's router matched). */
+function compile(route: RestRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = `/${route.version}${route.path}`
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const param = /^\{(\w+)\}$/.exec(part);
+      if (!param) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      names.push(param[1]!);
+      return '([^/]+)';
+    })
+    .join('');
+  return { route, pattern: new RegExp(`^${source}/?$`), names };
+}
 
-  for (const route of [...routes].sort((a, b) => specificity(a) - specificity(b))) {
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    router[method](expressPath(route), async (req: Request, res: Response) => {
-      const requestId = String(res.getHeader('x-request-id') ?? '');
-      const ctx = restContextOf(services, req, res, subdomainOf);
-      try {
-        if (answeredByKey(ctx, req, res, route)) return;
-        if (route.requireJsonAccept && !acceptsJson(req)) {
-          authenticate(ctx); // who may not call at all hears 404/401 before being told about Accept
-          throw new AppError('not_acceptable', 'not_acceptable', 'This endpoint answers JSON only: send Accept: application/json');
-        }
-        let query: Record<string, unknown> = {};
-        if (route.query) {
-          const parsed = route.query.safeParse(req.query);
-          if (!parsed.success) throw validationError(parsed.error.issues);
-          query = parsed.data;
-        }
-        const parts = { params: req.params as Record<string, string>, query, body: req.body as unknown };
-        const input = (route.toInput ?? defaultInput)(parts);
-        const output = await procedureOf(createCaller(ctx) as unknown as AnyCaller, route.procedure)(input);
-        if (route.status === 204) {
-          res.status(204).end();
-          return;
-        }
-        res.status(route.status).json(route.toBody ? route.toBody(output as never) : output);
-      } catch (err) {
-        sendError(res, err, services.logger, requestId);
+type Match = { route: RestRoute; params: Record<string, string> } | { allow: string[] };
+
+/** The row for a method and path; else the methods the path has (405), or none (404). */
+function matcher(routes: RestRoute[]): (method: string, path: string) => Match {
+  const compiled = [...routes].sort((a, b) => specificity(a) - specificity(b)).map(compile);
+  return (method, path) => {
+    const allow = new Set<string>();
+    for (const c of compiled) {
+      const found = c.pattern.exec(path);
+      if (!found) continue;
+      // HEAD is answered as GET without the body (Node leaves the body out).
+      if (c.route.method === method || (method === 'HEAD' && c.route.method === 'GET')) {
+        return { route: c.route, params: Object.fromEntries(c.names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)])) };
       }
-    });
+      allow.add(c.route.method);
+    }
+    return { allow: [...allow] };
+  };
+}
+
+/** The path and query string of a request target (origin form, or absolute form from a proxy); null when it is neither. */
+function targetOf(url: string): { path: string; query: string } | null {
+  let target = url;
+  if (!url.startsWith('/')) {
+    if (!URL.canParse(url)) return null;
+    const absolute = new URL(url);
+    target = absolute.pathname + absolute.search;
+  }
+  const at = target.indexOf('?');
+  return at < 0 ? { path: target, query: '' } : { path: target.slice(0, at), query: target.slice(at + 1) };
+}
+
+/** Under the prefix, but not the OpenAPI document, which the Express app serves (src/openapi/http.ts). */
+const isRestPath = (path: string) =>
+  (path === REST_PREFIX || path.startsWith(`${REST_PREFIX}/`)) && !(path === OPENAPI_PATH || path.startsWith(`${OPENAPI_PATH}/`));
+
+/**
+ * The REST door: every request under /api/external, straight on Node's HTTP server. Each row of
+ * the route table is called the same way: parse the request into the procedure's input, call it
+ * through `createCaller` (so auth and acting-user middleware always run), write the result with the
+ * row's status. Its steps are, in order: the request id and log line, the path check, CORS for the
+ * service's own pages, the idempotency key's claim, the JSON body, the row, its Accept and query.
+ *
+ * Not an Express router: Express's per-request work (its request and response objects, the layer
+ * walk, `res.json`) cost as much CPU as the whole procedure on the write path (scripts/bench.ts,
+ * "Express alone"). The other doors (the web app, /trpc, exports, public pages) stay on Express.
+ */
+export function restDoor(services: AppServices, routes: RestRoute[]): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
+  const match = matcher(routes);
+
+  async function serve(req: IncomingMessage, res: ServerResponse, requestId: string, target: { path: string; query: string }): Promise<void> {
+    if (!isDecodablePath(target.path)) throw new AppError('bad_request', 'invalid_path', 'The request path is not valid percent-encoded UTF-8');
+    if (answerCors(services.config, req, res)) return;
+    const ctx = contextFor(services, req, requestId, subdomainOf);
+    const exchange = claimKey(services, req, res, ctx);
+    const body = await readJsonBody(req, res);
+    const path = target.path.slice(REST_PREFIX.length) || '/';
+    const method = req.method ?? 'GET';
+    const found = match(method, path);
+    if ('allow' in found) {
+      if (found.allow.length === 0) throw new AppError('not_found', 'route_not_found', `No operation ${method} ${REST_PREFIX}${path}`);
+      if (method === 'OPTIONS') {
+        res.writeHead(204, { Allow: found.allow.join(', ') }).end();
+        return;
+      }
+      throw new AppError('method_not_allowed', 'method_not_allowed', `${method} is not allowed here; use ${found.allow.join(' or ')}`, { extra: { allow: found.allow } });
+    }
+    await call(req, res, ctx, { route: found.route, params: found.params, query: target.query, body, exchange });
   }
 
-  const patterns = routes.map((route) => ({ route, pattern: pathPattern(route) }));
-  // Nothing matched: 405 when the path exists with other methods, else 404.
-  router.use((req: Request) => {
-    const allow = [...new Set(patterns.filter((p) => p.pattern.test(req.path)).map((p) => p.route.method))];
-    if (allow.length > 0) {
-      throw new AppError('method_not_allowed', 'method_not_allowed', `${req.method} is not allowed here; use ${allow.join(' or ')}`, {
-        extra: { allow },
-      });
+  async function call(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: Context,
+    request: { route: RestRoute; params: Record<string, string>; query: string; body: unknown; exchange: ReturnType<typeof claimKey> },
+  ): Promise<void> {
+    const { route } = request;
+    if (request.exchange && answeredByKey(request.exchange, ctx, req, request.body, res, route)) return;
+    if (route.requireJsonAccept && !acceptsJson(req)) {
+      authenticate(ctx); // who may not call at all hears 404/401 before being told about Accept
+      throw new AppError('not_acceptable', 'not_acceptable', 'This endpoint answers JSON only: send Accept: application/json');
     }
-    throw new AppError('not_found', 'route_not_found', `No operation ${req.method} ${REST_PREFIX}${req.path}`);
-  });
-  router.use((err: unknown, _req: Request, res: Response, _next: express.NextFunction) => {
-    sendError(res, err, services.logger, String(res.getHeader('x-request-id') ?? ''));
-  });
-  return router;
+    let query: Record<string, unknown> = {};
+    if (route.query) {
+      const parsed = route.query.safeParse(parseQuery(request.query));
+      if (!parsed.success) throw validationError(parsed.error.issues);
+      query = parsed.data;
+    }
+    const input = (route.toInput ?? defaultInput)({ params: request.params, query, body: request.body });
+    const output = await procedureOf(createCaller(ctx) as unknown as AnyCaller, route.procedure)(input);
+    if (route.status === 204) res.writeHead(204).end();
+    else sendJson(res, route.status, route.toBody ? route.toBody(output as never) : output);
+  }
+
+  return (req, res) => {
+    const target = targetOf(req.url ?? '/');
+    if (!target || !isRestPath(target.path)) return false;
+    const requestId = logRequest(services, req, res);
+    serve(req, res, requestId, target).catch((err: unknown) => sendError(res, err, services.logger, requestId));
+    return true;
+  };
 }

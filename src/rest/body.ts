@@ -1,28 +1,35 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import { AppError } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-const hasBody = (req: Request) =>
+const hasBody = (req: IncomingMessage) =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
-const isJson = (req: { headers: import('node:http').IncomingHttpHeaders }) => JSON_TYPE.test(req.headers['content-type'] ?? '');
+const isJson = (req: IncomingMessage) => JSON_TYPE.test(req.headers['content-type'] ?? '');
 
-/** Bodies must be JSON (415 otherwise), at most 1 MiB (413), and parse (400). */
-export const jsonBody: RequestHandler[] = [
-  (req: Request, _res: Response, next: NextFunction) => {
-    if (hasBody(req) && !isJson(req)) {
-      next(new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json'));
-      return;
-    }
-    next();
-  },
-  // strict: false so valid JSON that is not an object (`"abc"`, `null`) is parsed and answered 422
-  // by the adapter; 400 is kept for bodies that do not parse at all.
-  express.json({ limit: MAX_BODY_BYTES, type: isJson, strict: false }),
-];
+/**
+ * body-parser's JSON reader (charsets, Content-Encoding, the size limit). strict: false so valid
+ * JSON that is not an object (`"abc"`, `null`) is parsed and answered 422 by the adapter; 400 is
+ * kept for bodies that do not parse at all.
+ */
+const parseJson = express.json({ limit: MAX_BODY_BYTES, type: isJson, strict: false });
+
+/**
+ * The request's body: JSON (415 otherwise), at most 1 MiB (413), that parses (400). Undefined when
+ * the request has none. body-parser's own errors are mapped by `bodyParserError`.
+ */
+export function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  if (hasBody(req) && !isJson(req)) {
+    return Promise.reject(new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json'));
+  }
+  return new Promise((resolve, reject) => {
+    parseJson(req as express.Request, res as express.Response, (err?: unknown) => (err ? reject(err) : resolve((req as { body?: unknown }).body)));
+  });
+}
 
 /** body-parser's failures in the envelope's vocabulary. */
 export function bodyParserError(err: unknown): AppError | null {

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config.ts';
 
 const ALLOWED_HEADERS = 'X-Api-Key, Content-Type, Accept, Idempotency-Key, X-Request-Id';
@@ -19,24 +19,18 @@ function isOwnOrigin(origin: string, baseDomain: string): boolean {
  * host (`localhost:3000/docs`) calls a workspace host (`demo.localhost:3000`), which is another
  * origin. Calls carry the API key in a header and never cookies (no credentials are allowed), so
  * this opens nothing a page could not already do with the key; other origins get no CORS headers.
+ * True when this answered the request (a preflight).
  */
-export function ownOriginsCors(config: Pick<Config, 'baseDomain'>) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const origin = req.headers.origin;
-    if (!origin || !isOwnOrigin(origin, config.baseDomain)) {
-      next();
-      return;
-    }
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Vary', 'Origin');
-    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
-      res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
-      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-      res.setHeader('Access-Control-Max-Age', '600');
-      res.status(204).end();
-      return;
-    }
-    next();
-  };
+export function answerCors(config: Pick<Config, 'baseDomain'>, req: IncomingMessage, res: ServerResponse): boolean {
+  const origin = req.headers.origin;
+  if (!origin || !isOwnOrigin(origin, config.baseDomain)) return false;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Vary', 'Origin');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  if (req.method !== 'OPTIONS' || !req.headers['access-control-request-method']) return false;
+  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
+  res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+  res.setHeader('Access-Control-Max-Age', '600');
+  res.writeHead(204).end();
+  return true;
 }
