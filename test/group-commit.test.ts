@@ -132,9 +132,11 @@ describe('the shared commit under synchronous = FULL', () => {
       expect(calls).toHaveLength(1); // committed (setImmediate) and syncing
       expect(sqlite.inTransaction).toBe(false);
       expect(sqlite.pragma('synchronous', { simple: true })).toBe(2); // FULL for every other commit
-      // a reader of the committed row waits for the same sync
+      // a reader of the committed row waits for the same sync, and so does a job about to send mail
       const reader = group.pending();
       expect(await settled(reader)).toBe('pending');
+      const sender = group.synced();
+      expect(await settled(sender)).toBe('pending');
       // the next group commits while the first one's sync still runs
       const next = group.join();
       sqlite.prepare('INSERT INTO t VALUES (2)').run();
@@ -144,9 +146,12 @@ describe('the shared commit under synchronous = FULL', () => {
       expect(await settled(committed)).toBe('resolved');
       expect(await settled(reader)).toBe('resolved');
       expect(await settled(next)).toBe('pending');
+      expect(await settled(sender)).toBe('resolved');
+      expect(await settled(group.synced())).toBe('pending'); // the second group's sync runs
       calls[1]!.resolve();
       expect(await settled(next)).toBe('resolved');
       expect(await settled(group.pending())).toBe('resolved');
+      expect(await settled(group.synced())).toBe('resolved');
     } finally {
       close();
     }

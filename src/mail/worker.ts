@@ -167,8 +167,12 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
         result.more = true;
         break;
       }
+      // Rows of a shared transaction still open are visible on this connection: commit it first,
+      // so only committed mail is claimed, and send it once it is on disk.
+      handle.commits.flush();
       const row = claimOne(db, services.clock());
       if (!row) break;
+      await handle.commits.synced();
       if (runInScope(services, handle, (scope) => cancelIfRecipientGone(scope, row))) {
         result.cancelled++;
         continue;

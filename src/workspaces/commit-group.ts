@@ -77,6 +77,16 @@ export class CommitGroup {
   }
 
   /**
+   * Resolves once every commit made so far is on disk: what a job waits for before it tells the
+   * world about a change (sends its mail or webhook), so nothing goes out for a write that a power
+   * cut could still take back. A sync covers every frame written before it began, so the last one
+   * started is enough.
+   */
+  synced(): Promise<void> {
+    return this.syncing ?? Promise.resolve();
+  }
+
+  /**
    * Commits the shared transaction now; its writers are answered once the WAL is synced. Writers
    * that need their own commit at once (jobs, the command line) call it first, so they never join
    * a group they would not wait for; their own commits sync inside COMMIT, as the connection's
@@ -96,6 +106,23 @@ export class CommitGroup {
     if (failure) group.reject(failure);
     else if (!this.wal) group.resolve();
     else this.afterSync(this.wal.sync(), group);
+  }
+
+  /**
+   * Runs `work`, whose own commits are not synced: for bookkeeping whose loss to a power cut costs
+   * nothing (webhook deliveries: a lost fan-out is redone, a lost claim expires, a lost "delivered"
+   * sends again). The open group commits first, synced as ever; better-sqlite3 is synchronous, so
+   * no other write runs inside `work`.
+   */
+  unsynced<T>(work: () => T): T {
+    if (!this.wal) return work();
+    this.flush();
+    this.sqlite.pragma('synchronous = NORMAL');
+    try {
+      return work();
+    } finally {
+      this.sqlite.pragma('synchronous = FULL');
+    }
   }
 
   /** Commits the open group and syncs the WAL before returning: for a file about to be closed. */
