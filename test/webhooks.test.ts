@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { events, outbox, webhookDeliveries, webhookEndpoints } from '../src/db/schema/index.ts';
 import { recordEvent, type EventType } from '../src/domain/events.ts';
-import { claimDueDeliveries, CLAIM_LEASE_MS } from '../src/domain/webhooks/outcomes.ts';
+import { claimDueDeliveries, CLAIM_LEASE_MS, deliveryStatements } from '../src/domain/webhooks/outcomes.ts';
 import { webhooksJob } from '../src/jobs/webhooks.ts';
 import { isPublicAddress } from '../src/webhooks/address.ts';
 import { postWebhook } from '../src/webhooks/post.ts';
@@ -271,15 +271,35 @@ describe('delivery', () => {
     await deliver(); // delivered
     expect(receiver.received).toHaveLength(1);
     await env.alpha.api.post(`${V1}/clients`, { client: { name: 'Claimed then lost' } });
-    // A worker fans out and claims, then dies before sending.
+    // A worker fans the event out (which claims its delivery), then dies before sending.
     const { fanOutEvents } = await import('../src/domain/webhooks/fanout.ts');
-    fanOutEvents(scopeOf(env.services, env.alpha.handle));
-    expect(claimDueDeliveries(scopeOf(env.services, env.alpha.handle), 10)).toHaveLength(1);
+    expect(fanOutEvents(scopeOf(env.services, env.alpha.handle), 10).made).toHaveLength(1);
+    expect(claimDueDeliveries(scopeOf(env.services, env.alpha.handle), 10)).toHaveLength(0);
     await deliver();
     expect(receiver.received).toHaveLength(1);
     clock.advance(CLAIM_LEASE_MS + 1);
     await deliver();
     expect(receiver.received.map((r) => r.type)).toEqual(['client.created', 'client.created']);
+  });
+
+  it('events no endpoint wants are read past in one pass: an event behind thousands of them goes out at once', async () => {
+    await endpoint({ events: ['team_member.updated'] });
+    const scope = scopeOf(env.services, env.alpha.handle);
+    scope.write(() => {
+      for (let i = 0; i < 2500; i++) recordEvent(scope, 'client.created', { client: { id: `c${i}` } });
+      recordEvent(scope, 'team_member.updated', { team_member: { id: 'wanted' } });
+    });
+    await deliver(); // one pass
+    expect(receiver.received.map((r) => r.type)).toEqual(['team_member.updated']);
+    expect(receiver.received[0]!.body).toMatchObject({ data: { team_member: { id: 'wanted' } } });
+  });
+
+  it('claims read the partial index of pending deliveries (a delivered one leaves it)', () => {
+    const { sql } = deliveryStatements(env.alpha.handle.db).due.getQuery();
+    const plan = (env.alpha.handle.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('2026-01-01', '2026-01-01', 1, 50) as { detail: string }[]).map((r) => r.detail);
+    expect(plan[0]).toMatch(/^SEARCH webhook_deliveries USING INDEX webhook_deliveries_due_idx \(next_attempt_at<\?\)/);
+    const index = env.alpha.handle.sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'webhook_deliveries_due_idx'").pluck().get();
+    expect(index).toMatch(/WHERE "webhook_deliveries"."status" = 'pending'$/);
   });
 
   it('an endpoint failing for 3 days is turned off and the Owners are mailed', async () => {
@@ -375,7 +395,7 @@ describe('outbound requests are refused to private addresses', () => {
     try {
       const { port } = silent.address() as AddressInfo;
       const result = await postWebhook(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true, timeoutMs: 200 });
-      expect(result).toEqual({ status: null, body: null, error: 'timed out after 0.2 s' });
+      expect(result).toMatchObject({ status: null, body: null, error: 'timed out after 0.2 s' });
     } finally {
       silent.closeAllConnections();
       silent.close();

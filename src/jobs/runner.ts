@@ -13,6 +13,12 @@ export interface Job {
   run(handle: WorkspaceHandle, services: AppServices): Promise<number> | number;
   /** A committed write may move this job's schedule (a new due date, a changed digest day). */
   followsWrites?: boolean;
+  /**
+   * A pass never starts sooner than this after the job's last pass ended (real time), so the
+   * work of many small commits is done in one pass instead of one pass each (its fixed costs, its
+   * transactions, once for all of them).
+   */
+  coalesceMs?: number;
 }
 
 /** Runs a job once for every workspace on disk (or only the given ones), one after another. */
@@ -99,6 +105,8 @@ class JobSchedule {
   private armedFor = Number.POSITIVE_INFINITY;
   /** The workspace a pass is running for right now (not in `due` meanwhile). */
   private current: string | null = null;
+  /** When the last pass ended (performance.now()), for `coalesceMs`. */
+  private lastPassEnded = Number.NEGATIVE_INFINITY;
   stopped = false;
 
   constructor(
@@ -129,7 +137,8 @@ class JobSchedule {
     if (this.stopped || at >= this.armedFor) return;
     if (this.timer) clearTimeout(this.timer);
     this.armedFor = at;
-    this.timer = setTimeout(() => this.pass(), Math.min(MAX_DELAY_MS, Math.max(0, at - this.now())));
+    const coalescing = (this.job.coalesceMs ?? 0) - (performance.now() - this.lastPassEnded);
+    this.timer = setTimeout(() => this.pass(), Math.min(MAX_DELAY_MS, Math.max(0, at - this.now(), coalescing)));
     this.timer.unref();
   }
 
@@ -141,6 +150,7 @@ class JobSchedule {
       .catch((err: unknown) => this.logger.error({ err, job: this.job.name }, 'job pass failed'))
       .finally(() => {
         this.running = null;
+        this.lastPassEnded = performance.now();
         this.arm(this.earliest());
       });
   }

@@ -8,6 +8,8 @@ import type { Job } from './runner.ts';
  */
 export const webhooksJob: Job = {
   name: 'webhooks',
+  // Events of a busy workspace go out in batches a few milliseconds apart, not one pass per commit.
+  coalesceMs: 20,
   async run(handle, services) {
     const { more, nextDue } = await deliverWebhooks(handle, services);
     if (more) services.wake('webhooks', handle.subdomain);

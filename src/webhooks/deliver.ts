@@ -1,9 +1,10 @@
-import { fanOutEvents } from '../domain/webhooks/fanout.ts';
+import type { Database } from '../db/index.ts';
+import { anyEndpointEnabled, fanOutEvents } from '../domain/webhooks/fanout.ts';
 import { claimDueDeliveries, forgetOldDeliveries, nextDeliveryDue, recordOutcomes, type AttemptOutcome, type DueDelivery } from '../domain/webhooks/outcomes.ts';
-import { signedHeaders, webhookBody } from '../domain/webhooks/payload.ts';
+import { signedHeaders, signingKey, webhookBody } from '../domain/webhooks/payload.ts';
 import { runInScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
-import { postWebhook } from './post.ts';
+import { postWebhooks, type WebhookPost } from './post.ts';
 
 /** Deliveries claimed at once, sent this many at a time, and batches per pass (the next pass follows at once). */
 const BATCH = 50;
@@ -11,70 +12,110 @@ const PARALLEL = 10;
 const BATCHES_PER_PASS = 10;
 const FORGET_PER_PASS = 500;
 
-async function attempt(services: AppServices, workspaceId: string, due: DueDelivery): Promise<AttemptOutcome> {
-  const attemptedAt = services.clock();
-  const started = performance.now();
-  const result = await (async () => {
-    try {
-      const secret = services.secrets.open(due.endpoint.secret, workspaceId);
-      const body = webhookBody(due.event);
-      // Signed at the wall clock's time: receivers check it against theirs to refuse replays.
-      return await postWebhook(due.endpoint.url, signedHeaders(secret, due.event.id, new Date(), body), body, { allowPrivate: services.config.webhookAllowPrivate });
-    } catch (err) {
-      return { status: null, body: null, error: err instanceof Error ? err.message : String(err) };
-    }
-  })();
-  const ok = result.status !== null && result.status >= 200 && result.status < 300;
-  return { delivery: due, ok, statusCode: result.status, error: result.error, responseBody: result.body, attemptedAt, durationMs: Math.round(performance.now() - started) };
-}
-
-/** Sends a batch, `PARALLEL` at a time. */
-async function sendAll(services: AppServices, workspaceId: string, batch: DueDelivery[]): Promise<AttemptOutcome[]> {
-  const outcomes: AttemptOutcome[] = [];
-  for (let i = 0; i < batch.length; i += PARALLEL) {
-    outcomes.push(...(await Promise.all(batch.slice(i, i + PARALLEL).map((d) => attempt(services, workspaceId, d)))));
-  }
-  return outcomes;
-}
-
 /**
- * Runs the delivery bookkeeping (fan-out, claims, outcomes) without an fsync per commit. Losing
- * them to a power cut loses nothing that matters: a lost fan-out is redone (its position rolls back
- * with its deliveries), a lost claim expires, a lost "delivered" sends the event again (at least
- * once). The business write that recorded the event was committed at the configured durability, and
- * its fsync covers every commit before it. better-sqlite3 is synchronous, so no other transaction
- * can run between the two pragmas.
+ * Sends a batch, `PARALLEL` at a time, and says what each attempt came to. Each endpoint's secret
+ * is opened once for the batch; each body is signed at the wall clock's time (receivers check it
+ * against theirs to refuse replays).
  */
-function bookkeeping<T>(handle: WorkspaceHandle, services: AppServices, work: () => T): T {
-  if (services.config.sqliteSynchronous === 'NORMAL') return work();
-  handle.sqlite.pragma('synchronous = NORMAL');
-  try {
-    return work();
-  } finally {
-    handle.sqlite.pragma(`synchronous = ${services.config.sqliteSynchronous}`);
-  }
+async function sendAll(services: AppServices, workspaceId: string, batch: DueDelivery[]): Promise<AttemptOutcome[]> {
+  const keys = new Map<string, Buffer | string>();
+  const keyOf = (due: DueDelivery): Buffer | string => {
+    let key = keys.get(due.endpoint.id);
+    if (key === undefined) {
+      try {
+        key = signingKey(services.secrets.open(due.endpoint.secret, workspaceId));
+      } catch (err) {
+        key = err instanceof Error ? err.message : String(err); // an unreadable secret fails that endpoint's attempts
+      }
+      keys.set(due.endpoint.id, key);
+    }
+    return key;
+  };
+  const attemptedAt = services.clock();
+  const signedAt = new Date();
+  const prepared = batch.map((due): { post: WebhookPost } | { error: string } => {
+    const key = keyOf(due);
+    if (typeof key === 'string') return { error: key };
+    const body = webhookBody(due.event);
+    return { post: { url: due.endpoint.url, headers: signedHeaders(key, due.event.id, signedAt, body), body } };
+  });
+  const results = await postWebhooks(
+    prepared.flatMap((p) => ('post' in p ? [p.post] : [])),
+    { allowPrivate: services.config.webhookAllowPrivate, parallel: PARALLEL },
+  );
+  let sent = 0;
+  return batch.map((due, i) => {
+    const p = prepared[i]!;
+    const result = 'post' in p ? results[sent++]! : { status: null, body: null, error: p.error, startedAfterMs: 0, durationMs: 0 };
+    return {
+      delivery: due,
+      ok: result.status !== null && result.status >= 200 && result.status < 300,
+      statusCode: result.status,
+      error: result.error,
+      responseBody: result.body,
+      attemptedAt: new Date(attemptedAt.getTime() + result.startedAfterMs),
+      durationMs: result.durationMs,
+    };
+  });
 }
 
 /**
- * One pass of webhook delivery over one workspace: committed events become deliveries, due
- * deliveries are claimed, sent and recorded in batches. Each delivery is marked delivered right
- * after its receiver answered 2xx, in the batch's transaction, so a crash in between sends it
- * again (at least once; receivers deduplicate by `webhook-id`). Returns whether work remains.
+ * Runs the delivery bookkeeping (fan-out, claims, outcomes) without an fsync per commit
+ * (`CommitGroup.unsynced`). Losing them to a power cut loses nothing that matters: a lost fan-out
+ * is redone (its position rolls back with its deliveries), a lost claim expires, a lost
+ * "delivered" sends the event again (at least once). The business write that recorded the event
+ * was committed at the configured durability, and its sync covers every commit before it.
+ */
+const bookkeeping = <T>(handle: WorkspaceHandle, work: () => T): T => handle.commits.unsynced(work);
+
+/** When this handle last forgot old deliveries (ms), kept per open file. */
+const forgetting = () => ({ last: Number.NEGATIVE_INFINITY });
+const FORGET_EVERY_MS = 3_600_000;
+
+/** Forgets finished deliveries past their 30 days, at most once an hour per open workspace. */
+function forgetNowAndThen(handle: WorkspaceHandle, services: AppServices): void {
+  const state = handle.memo(forgetting);
+  const now = services.clock();
+  if (now.getTime() - state.last < FORGET_EVERY_MS) return;
+  state.last = now.getTime();
+  bookkeeping(handle, () => forgetOldDeliveries(handle.db, now, FORGET_PER_PASS));
+}
+
+/**
+ * One pass of webhook delivery over one workspace, in batches: due retries (up to half a batch,
+ * so new events never hold them back) and deliveries of newly committed events are claimed, sent,
+ * and recorded. Each delivery is marked delivered right after its receiver answered 2xx, in the
+ * batch's transaction, so a crash in between sends it again (at least once; receivers deduplicate
+ * by `webhook-id`). Returns whether work remains. With no endpoint on nothing can be due: a pass
+ * then reads one row.
  */
 export async function deliverWebhooks(handle: WorkspaceHandle, services: AppServices): Promise<{ more: boolean; nextDue: number }> {
-  while (bookkeeping(handle, services, () => runInScope(services, handle, fanOutEvents)).more) {
-    // a backlog of events: the next batch at once
+  const statements = { statements: <T>(build: (db: Database) => T) => handle.memo(build) };
+  if (!anyEndpointEnabled(statements)) {
+    forgetNowAndThen(handle, services);
+    return { more: false, nextDue: Number.POSITIVE_INFINITY };
   }
   const workspaceId = runInScope(services, handle, (scope) => scope.workspace.id);
   for (let i = 0; i < BATCHES_PER_PASS; i++) {
-    const nextDue = nextDeliveryDue(handle.db);
-    const batch = nextDue <= services.clock().getTime() ? bookkeeping(handle, services, () => runInScope(services, handle, (scope) => claimDueDeliveries(scope, BATCH))) : [];
+    // Claims and fan-out in one transaction.
+    const { batch, more } = bookkeeping(handle, () =>
+      runInScope(services, handle, (scope) =>
+        scope.write(() => {
+          const due = claimDueDeliveries(scope, BATCH / 2);
+          const fresh = fanOutEvents(scope, BATCH - due.length);
+          return { batch: [...due, ...fresh.made], more: fresh.more };
+        }),
+      ),
+    );
+    if (batch.length === 0 && more) continue; // events no endpoint wants, and more of them
     if (batch.length === 0) {
-      bookkeeping(handle, services, () => forgetOldDeliveries(handle.db, services.clock(), FORGET_PER_PASS));
-      return { more: false, nextDue };
+      forgetNowAndThen(handle, services);
+      return { more: false, nextDue: nextDeliveryDue(statements) };
     }
+    // The events were read committed; they go out once they are also on disk.
+    await handle.commits.synced();
     const outcomes = await sendAll(services, workspaceId, batch);
-    bookkeeping(handle, services, () => runInScope(services, handle, (scope) => recordOutcomes(scope, outcomes)));
+    bookkeeping(handle, () => runInScope(services, handle, (scope) => recordOutcomes(scope, outcomes)));
   }
   return { more: true, nextDue: services.clock().getTime() };
 }

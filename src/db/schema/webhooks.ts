@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { bool, id, timestamps } from './columns.ts';
 import { events } from './events.ts';
@@ -49,7 +50,14 @@ export const webhookDeliveries = sqliteTable(
     createdAt: text('created_at').notNull(),
   },
   (t) => [
-    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+    /**
+     * Only pending deliveries, by when they are due: the worker's claims read nothing else, and a
+     * delivery that is delivered (nearly all of them) leaves it instead of moving within it.
+     * Queries must say `status = 'pending'` as a literal for SQLite to use it.
+     */
+    index('webhook_deliveries_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     index('webhook_deliveries_event_idx').on(t.eventId),
   ],

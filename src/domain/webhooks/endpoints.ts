@@ -30,7 +30,7 @@ export function createEndpoint(scope: Scope, input: z.output<typeof createInput>
       updatedAt: at,
     };
     tx.insert(webhookEndpoints).values(row).run();
-    if (row.enabled) startFanoutHereIfIdle(tx, row.id);
+    if (row.enabled) startFanoutHereIfIdle(scope, row.id);
     return { endpoint: toEndpointRecord(row), secret };
   });
 }
@@ -53,7 +53,7 @@ export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>
     if (next.enabled && !current.enabled) {
       next.disabledReason = null;
       next.failingSince = null;
-      startFanoutHereIfIdle(tx, current.id);
+      startFanoutHereIfIdle(scope, current.id);
     }
     if (JSON.stringify(next) === JSON.stringify(current)) return { endpoint: toEndpointRecord(current) };
     next.updatedAt = scope.now.toISOString();

@@ -1,53 +1,83 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.ts';
 import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
-import { insertMany } from '../queries.ts';
 import type { Scope } from '../scope.ts';
+import { timeOrderedUuid } from '../time-ordered-id.ts';
+import type { DueDelivery } from './outcomes.ts';
 import { fanoutPosition, setFanoutPosition } from './queries.ts';
-import { eventTypesOf, pendingDelivery, type DeliveryRow } from './records.ts';
+import { eventTypesOf } from './records.ts';
 import { ALL_EVENTS } from './schemas.ts';
 
-const anyEnabled = (db: Database) => db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).limit(1).prepare();
+const p = sql.placeholder;
 
-/** Events turned into deliveries per transaction. */
-const BATCH = 500;
+/** Events read at a time, and the most one fan-out reads (by rowid) in one transaction. */
+const PAGE = 100;
+const READ_AT_MOST = 5000;
+
+/** Prepared once per open workspace file: fan-out runs after nearly every commit of a busy workspace. */
+const fanoutStatements = (db: Database) => ({
+  anyEnabled: db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).limit(1).prepare(),
+  endpoints: db
+    .select({ id: webhookEndpoints.id, url: webhookEndpoints.url, secret: webhookEndpoints.secret, eventTypes: webhookEndpoints.eventTypes, createdAt: webhookEndpoints.createdAt })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.enabled, true))
+    .prepare(),
+  events: db
+    .select({ rowid: sql<number>`${events}.rowid`, id: events.id, type: events.type, createdAt: events.createdAt, data: events.data })
+    .from(events)
+    .where(sql`${events}.rowid > ${p('after')}`)
+    .orderBy(sql`${events}.rowid`)
+    .limit(p('limit'))
+    .prepare(),
+  delivery: db
+    .insert(webhookDeliveries)
+    .values({ id: p('id'), endpointId: p('endpointId'), eventId: p('eventId'), status: 'pending', attempts: 0, nextAttemptAt: p('at'), claimedAt: p('at'), manual: false, createdAt: p('at') })
+    .prepare(),
+});
+
+/** Whether any endpoint is on: with none, there is nothing to fan out or deliver. */
+export const anyEndpointEnabled = (scope: Pick<Scope, 'statements'>): boolean => scope.statements(fanoutStatements).anyEnabled.get() !== undefined;
 
 /**
- * Turns committed events into deliveries: one per event and enabled endpoint that wants its type
- * and existed when it happened. Events are read in commit order (rowid, after the stored position)
- * and the position moves in the same transaction as the deliveries it created, so an event is
- * fanned out exactly once and never lost. While no endpoint is enabled nothing is read or written.
+ * Turns committed events into deliveries, claimed by the caller, who sends them next: one per
+ * event and enabled endpoint that wants its type and existed when it happened, for events until
+ * about `limit` deliveries are made (an event is never split). Events are read in commit order
+ * (rowid, after the stored position) and the position moves in the same transaction as the
+ * deliveries it created, so an event is fanned out exactly once and never lost; a delivery whose
+ * sender dies is taken over when its claim's lease ends (outcomes.ts). `more` when events may be
+ * left. While no endpoint is enabled nothing is read or written.
  */
-export function fanOutEvents(scope: Scope): { events: number; more: boolean } {
+export function fanOutEvents(scope: Scope, limit: number): { made: DueDelivery[]; more: boolean } {
   // Most writes happen with no endpoint at all: then not even a transaction is opened.
-  if (!scope.statements(anyEnabled).get()) return { events: 0, more: false };
-  return scope.write((tx) => {
-    const endpoints = tx
-      .select({ id: webhookEndpoints.id, eventTypes: webhookEndpoints.eventTypes, createdAt: webhookEndpoints.createdAt })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.enabled, true))
-      .all()
-      .map((e) => ({ ...e, types: new Set(eventTypesOf(e)) }));
-    if (endpoints.length === 0) return { events: 0, more: false };
-    const rows = tx
-      .select({ rowid: sql<number>`${events}.rowid`, id: events.id, type: events.type, createdAt: events.createdAt })
-      .from(events)
-      .where(sql`${events}.rowid > ${fanoutPosition(tx)}`)
-      .orderBy(sql`${events}.rowid`)
-      .limit(BATCH)
-      .all();
-    const last = rows.at(-1);
-    if (!last) return { events: 0, more: false };
+  if (limit <= 0 || !anyEndpointEnabled(scope)) return { made: [], more: false };
+  const st = scope.statements(fanoutStatements);
+  return scope.write(() => {
+    const endpoints = st.endpoints.all().map((e) => ({ ...e, types: new Set(eventTypesOf(e)) }));
+    if (endpoints.length === 0) return { made: [], more: false };
     const at = scope.now.toISOString();
-    const deliveries: DeliveryRow[] = [];
-    for (const event of rows) {
-      for (const endpoint of endpoints) {
-        if (endpoint.createdAt > event.createdAt || !(endpoint.types.has(ALL_EVENTS) || endpoint.types.has(event.type))) continue;
-        deliveries.push(pendingDelivery(endpoint.id, event.id, at, false));
+    const made: DueDelivery[] = [];
+    const start = fanoutPosition(scope);
+    let position = start;
+    // Events no endpoint wants make nothing: read on (a page at a time, at most READ_AT_MOST) until enough is made.
+    let more = true;
+    while (made.length < limit && position - start < READ_AT_MOST) {
+      const page = st.events.all({ after: position, limit: PAGE });
+      for (const event of page) {
+        if (made.length >= limit) break;
+        for (const endpoint of endpoints) {
+          if (endpoint.createdAt > event.createdAt || !(endpoint.types.has(ALL_EVENTS) || endpoint.types.has(event.type))) continue;
+          const id = timeOrderedUuid(scope.now);
+          st.delivery.run({ id, endpointId: endpoint.id, eventId: event.id, at });
+          made.push({ id, attempts: 0, createdAt: at, endpoint: { id: endpoint.id, url: endpoint.url, secret: endpoint.secret }, event });
+        }
+        position = event.rowid;
+      }
+      if (page.length < PAGE) {
+        more = made.length >= limit;
+        break;
       }
     }
-    insertMany(tx, webhookDeliveries, deliveries);
-    setFanoutPosition(tx, last.rowid);
-    return { events: rows.length, more: rows.length === BATCH };
+    if (position !== start) setFanoutPosition(scope, position);
+    return { made, more };
   });
 }

@@ -1,10 +1,10 @@
-import { and, eq, getTableColumns, isNull, lte, min, or, sql } from 'drizzle-orm';
-import { randomUUID } from 'node:crypto';
-import type { Database, Transaction } from '../../db/index.ts';
-import { events, teamMembers, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+import { and, eq, isNull, lte, min, or, sql } from 'drizzle-orm';
+import { connectionOf, type Database, type Transaction } from '../../db/index.ts';
+import { events, teamMembers, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
-import { groupBy, inIds } from '../queries.ts';
+import { groupBy, inIdsPlaceholder } from '../queries.ts';
 import type { Scope } from '../scope.ts';
+import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { EndpointRow } from './records.ts';
 
 /** A claim older than this is taken over: the worker holding it died (attempts time out after 10 s). */
@@ -36,14 +36,56 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
-/** Pending and due, of an enabled endpoint, not held by a live worker. */
-const due = (at: string, staleBefore: string) =>
-  and(
-    eq(webhookDeliveries.status, 'pending'),
-    lte(webhookDeliveries.nextAttemptAt, at),
-    or(isNull(webhookDeliveries.claimedAt), lte(webhookDeliveries.claimedAt, staleBefore)),
-    eq(webhookEndpoints.enabled, true),
-  );
+const p = sql.placeholder;
+
+/** `status = 'pending'` with the literal, so SQLite may use the partial index of pending deliveries. */
+const pendingSql = sql`${webhookDeliveries.status} = 'pending'`;
+
+/**
+ * The statements of delivery, prepared once per open workspace file: a busy workspace claims and
+ * records thousands of deliveries a minute, and building each query again cost more than running it.
+ */
+export const deliveryStatements = (db: Database) => ({
+  /** Pending and due, of an enabled endpoint, not held by a live worker; oldest due first. */
+  due: db
+    .select({
+      id: webhookDeliveries.id,
+      attempts: webhookDeliveries.attempts,
+      createdAt: webhookDeliveries.createdAt,
+      endpoint: { id: webhookEndpoints.id, url: webhookEndpoints.url, secret: webhookEndpoints.secret },
+      event: { id: events.id, type: events.type, createdAt: events.createdAt, data: events.data },
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(
+      and(
+        pendingSql,
+        lte(webhookDeliveries.nextAttemptAt, p('at')),
+        or(isNull(webhookDeliveries.claimedAt), lte(webhookDeliveries.claimedAt, p('staleBefore'))),
+        eq(webhookEndpoints.enabled, true),
+      ),
+    )
+    .orderBy(webhookDeliveries.nextAttemptAt, webhookDeliveries.createdAt)
+    .limit(p('limit'))
+    .prepare(),
+  claim: db
+    .update(webhookDeliveries)
+    .set({ claimedAt: sql`${p('at')}` })
+    .where(inIdsPlaceholder(webhookDeliveries.id, 'ids'))
+    .prepare(),
+  // The two statements run for every attempt are better-sqlite3's own: drizzle's filling of named
+  // placeholders cost as much as running them.
+  attempt: connectionOf(db).prepare<[id: string, deliveryId: string, attemptedAt: string, statusCode: number | null, error: string | null, responseBody: string | null, durationMs: number]>(
+    `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, error, response_body, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ),
+  /** After an attempt: released; its status, `delivered_at` and `next_attempt_at` change only when given. */
+  outcome: connectionOf(db).prepare<[attempts: number, statusCode: number | null, error: string | null, status: string | null, deliveredAt: string | null, nextAttemptAt: string | null, id: string]>(
+    `UPDATE webhook_deliveries SET attempts = ?, claimed_at = NULL, last_status_code = ?, last_error = ?, status = coalesce(?, status),
+       delivered_at = coalesce(?, delivered_at), next_attempt_at = coalesce(?, next_attempt_at) WHERE id = ?`,
+  ),
+  endpoint: db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, p('id'))).prepare(),
+});
 
 /**
  * Takes up to `limit` due deliveries in one transaction (oldest due first): they are marked
@@ -52,28 +94,10 @@ const due = (at: string, staleBefore: string) =>
 export function claimDueDeliveries(scope: Scope, limit: number): DueDelivery[] {
   const at = scope.now.toISOString();
   const staleBefore = new Date(scope.now.getTime() - CLAIM_LEASE_MS).toISOString();
-  return scope.write((tx) => {
-    const rows = tx
-      .select({
-        id: webhookDeliveries.id,
-        attempts: webhookDeliveries.attempts,
-        createdAt: webhookDeliveries.createdAt,
-        endpoint: { id: webhookEndpoints.id, url: webhookEndpoints.url, secret: webhookEndpoints.secret },
-        event: { id: events.id, type: events.type, createdAt: events.createdAt, data: events.data },
-      })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-      .where(due(at, staleBefore))
-      .orderBy(webhookDeliveries.nextAttemptAt, webhookDeliveries.createdAt)
-      .limit(limit)
-      .all();
-    if (rows.length > 0) {
-      tx.update(webhookDeliveries)
-        .set({ claimedAt: at })
-        .where(inIds(webhookDeliveries.id, rows.map((r) => r.id)))
-        .run();
-    }
+  const st = scope.statements(deliveryStatements);
+  return scope.write(() => {
+    const rows = st.due.all({ at, staleBefore, limit });
+    if (rows.length > 0) st.claim.run({ at, ids: JSON.stringify(rows.map((r) => r.id)) });
     return rows;
   });
 }
@@ -82,19 +106,23 @@ export function claimDueDeliveries(scope: Scope, limit: number): DueDelivery[] {
  * When this workspace next has a delivery to attempt (ms), Infinity for none: the worker's timer
  * leaves the workspace alone until then or until a new event wakes it.
  */
-export function nextDeliveryDue(db: Database): number {
+export function nextDeliveryDue(scope: Pick<Scope, 'statements'>): number {
+  const row = scope.statements(nextDueStatement).get();
+  return row?.at ? Date.parse(row.at) : Number.POSITIVE_INFINITY;
+}
+
+const nextDueStatement = (db: Database) => {
   const lease = `+${CLAIM_LEASE_MS / 1000} seconds`;
-  const row = db
+  return db
     .select({
       at: min(sql<string>`case when ${webhookDeliveries.claimedAt} is null then ${webhookDeliveries.nextAttemptAt}
         else max(${webhookDeliveries.nextAttemptAt}, strftime('%Y-%m-%dT%H:%M:%fZ', ${webhookDeliveries.claimedAt}, ${lease})) end`),
     })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhookEndpoints.enabled, true)))
-    .get();
-  return row?.at ? Date.parse(row.at) : Number.POSITIVE_INFINITY;
-}
+    .where(and(pendingSql, eq(webhookEndpoints.enabled, true)))
+    .prepare();
+};
 
 /**
  * Records a batch of attempts in one transaction: each attempt's row; its delivery delivered, or
@@ -104,40 +132,28 @@ export function nextDeliveryDue(db: Database): number {
  */
 export function recordOutcomes(scope: Scope, outcomes: AttemptOutcome[]): void {
   if (outcomes.length === 0) return;
+  const st = scope.statements(deliveryStatements);
   scope.write((tx) => {
-    for (const outcome of outcomes) recordAttempt(tx, outcome);
+    for (const outcome of outcomes) recordAttempt(st, outcome);
     for (const [endpointId, ofEndpoint] of groupBy(outcomes, (o) => o.delivery.endpoint.id)) updateFailureRun(scope, tx, endpointId, ofEndpoint);
   });
 }
 
-function recordAttempt(tx: Transaction, o: AttemptOutcome): void {
+function recordAttempt(st: ReturnType<typeof deliveryStatements>, o: AttemptOutcome): void {
   const finishedAt = new Date(o.attemptedAt.getTime() + o.durationMs);
-  tx.insert(webhookAttempts)
-    .values({
-      id: randomUUID(),
-      deliveryId: o.delivery.id,
-      attemptedAt: o.attemptedAt.toISOString(),
-      statusCode: o.statusCode,
-      error: o.error,
-      responseBody: o.responseBody,
-      durationMs: o.durationMs,
-    })
-    .run();
+  st.attempt.run(timeOrderedUuid(o.attemptedAt), o.delivery.id, o.attemptedAt.toISOString(), o.statusCode, o.error, o.responseBody, o.durationMs);
   const attempts = o.delivery.attempts + 1;
-  const common = { attempts, claimedAt: null, lastStatusCode: o.statusCode, lastError: o.error };
-  let change: Partial<typeof webhookDeliveries.$inferInsert>;
   if (o.ok) {
-    change = { ...common, status: 'delivered', deliveredAt: finishedAt.toISOString() };
-  } else {
-    const giveUpAt = Date.parse(o.delivery.createdAt) + GIVE_UP_AFTER_MS;
-    const next = Math.min(finishedAt.getTime() + backoffAfter(attempts), giveUpAt);
-    change = finishedAt.getTime() >= giveUpAt ? { ...common, status: 'failed' } : { ...common, nextAttemptAt: new Date(next).toISOString() };
+    st.outcome.run(attempts, o.statusCode, o.error, 'delivered', finishedAt.toISOString(), null, o.delivery.id);
+    return;
   }
-  tx.update(webhookDeliveries).set(change).where(eq(webhookDeliveries.id, o.delivery.id)).run();
+  const giveUpAt = Date.parse(o.delivery.createdAt) + GIVE_UP_AFTER_MS;
+  if (finishedAt.getTime() >= giveUpAt) st.outcome.run(attempts, o.statusCode, o.error, 'failed', null, null, o.delivery.id);
+  else st.outcome.run(attempts, o.statusCode, o.error, null, null, new Date(Math.min(finishedAt.getTime() + backoffAfter(attempts), giveUpAt)).toISOString(), o.delivery.id);
 }
 
 function updateFailureRun(scope: Scope, tx: Transaction, endpointId: string, outcomes: AttemptOutcome[]): void {
-  const endpoint = tx.select(getTableColumns(webhookEndpoints)).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).get();
+  const endpoint = scope.statements(deliveryStatements).endpoint.get({ id: endpointId });
   if (!endpoint?.enabled) return;
   let failingSince = endpoint.failingSince;
   for (const o of [...outcomes].sort((a, b) => a.attemptedAt.getTime() - b.attemptedAt.getTime())) {

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/index.ts';
+import type { Database, Db } from '../../db/index.ts';
+import type { Scope } from '../scope.ts';
 import { events, webhookEndpoints, webhookFanout } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
 import type { EndpointRow } from './records.ts';
@@ -12,14 +13,20 @@ export function getEndpointRow(db: Db, endpointId: string): EndpointRow {
 
 const FANOUT_ROW = 1;
 
-/** The rowid of the last event the fan-out has handled (0 before the first). */
-export const fanoutPosition = (db: Db) => db.select().from(webhookFanout).where(eq(webhookFanout.id, FANOUT_ROW)).get()?.lastEventRowid ?? 0;
+const positionStatements = (db: Database) => ({
+  get: db.select().from(webhookFanout).where(eq(webhookFanout.id, FANOUT_ROW)).prepare(),
+  set: db
+    .insert(webhookFanout)
+    .values({ id: FANOUT_ROW, lastEventRowid: sql.placeholder('rowid') })
+    .onConflictDoUpdate({ target: webhookFanout.id, set: { lastEventRowid: sql`excluded.last_event_rowid` } })
+    .prepare(),
+});
 
-export function setFanoutPosition(db: Db, rowid: number): void {
-  db.insert(webhookFanout)
-    .values({ id: FANOUT_ROW, lastEventRowid: rowid })
-    .onConflictDoUpdate({ target: webhookFanout.id, set: { lastEventRowid: rowid } })
-    .run();
+/** The rowid of the last event the fan-out has handled (0 before the first). */
+export const fanoutPosition = (scope: Pick<Scope, 'statements'>): number => scope.statements(positionStatements).get.get()?.lastEventRowid ?? 0;
+
+export function setFanoutPosition(scope: Pick<Scope, 'statements'>, rowid: number): void {
+  scope.statements(positionStatements).set.run({ rowid });
 }
 
 /**
@@ -27,7 +34,8 @@ export function setFanoutPosition(db: Db, rowid: number): void {
  * (which rests while no endpoint is enabled) starts from now, so it never walks the events that
  * happened while nobody listened. An endpoint receives events from its creation on, and while on.
  */
-export function startFanoutHereIfIdle(db: Db, exceptEndpointId: string): void {
+export function startFanoutHereIfIdle(scope: Pick<Scope, 'statements' | 'db'>, exceptEndpointId: string): void {
+  const db = scope.db;
   const others = db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
@@ -36,5 +44,5 @@ export function startFanoutHereIfIdle(db: Db, exceptEndpointId: string): void {
     .get();
   if (others) return;
   const last = db.select({ rowid: sql<number | null>`max(rowid)` }).from(events).get()?.rowid ?? 0;
-  if (last > fanoutPosition(db)) setFanoutPosition(db, last);
+  if (last > fanoutPosition(scope)) setFanoutPosition(scope, last);
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import type { DeliveryRecord, EndpointRecord } from './schemas.ts';
+import { timeOrderedUuid } from '../time-ordered-id.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -44,7 +44,7 @@ export const toDeliveryRecord = (row: DeliveryRow & { eventType: string }, attem
 
 /** A delivery waiting for its first attempt, due at once. */
 export const pendingDelivery = (endpointId: string, eventId: string, at: string, manual: boolean): DeliveryRow => ({
-  id: randomUUID(),
+  id: timeOrderedUuid(new Date(at)),
   endpointId,
   eventId,
   status: 'pending',

@@ -1,0 +1,167 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The HTTP side of a webhook attempt, on a worker thread: one POST of prepared bytes to an address
+ * the caller already checked (`resolveDestination`), without following redirects, reading at most
+ * the first bytes of the answer, within a time limit. Node's HTTP client cost about 40 µs of CPU
+ * per POST here, as much as the rest of a delivery; on the event loop that came out of every
+ * request's share, so a server with an endpoint for every event answered a third fewer requests.
+ *
+ * Connections are kept open between attempts (a new TCP connection per POST cost more than the
+ * POST) and closed after 5 s unused. A kept connection goes to an address that was checked when it
+ * was opened, and every attempt is checked again before it gets here, so a name that now resolves
+ * to a private address is refused whatever is kept.
+ *
+ * Plain CommonJS on Node's own modules, run with `eval`: the same source works from `src/` under
+ * tsx, from the server bundle and from an installed package (as the checkpointer's worker).
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const https = require('node:https');
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 10, timeout: 5000 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 10, timeout: 5000 }),
+};
+function post([url, address, family, headers, body], timeoutMs, keepBytes) {
+  return new Promise((resolve) => {
+    let settled = false;
+    let req = null;
+    const finish = (result) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const timer = setTimeout(() => {
+      finish({ status: null, body: null, error: 'timed out after ' + timeoutMs / 1000 + ' s' });
+      if (req) req.destroy();
+    }, timeoutMs);
+    try {
+      const target = new URL(url);
+      const send = target.protocol === 'https:' ? https.request : http.request;
+      // Connects to the checked address whatever the name resolves to by now.
+      const lookup = (_host, options, callback) => (options.all ? callback(null, [{ address, family }]) : callback(null, address, family));
+      req = send(target, { method: 'POST', headers, lookup, agent: agents[target.protocol] }, (res) => {
+        const chunks = [];
+        let size = 0;
+        const done = () => {
+          const status = res.statusCode || 0;
+          const text = Buffer.concat(chunks).subarray(0, keepBytes).toString('utf8');
+          const redirect = status >= 300 && status < 400 ? 'redirects are not followed (to ' + (res.headers.location || 'nowhere') + ')' : null;
+          finish({ status, body: text, error: redirect || (status >= 200 && status < 300 ? null : 'answered ' + status) });
+        };
+        res.on('data', (chunk) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= keepBytes) {
+            res.destroy();
+            done();
+          }
+        });
+        res.on('end', done);
+        res.on('error', done);
+        res.on('close', done);
+      });
+      req.on('error', (err) => finish({ status: null, body: null, error: err.message }));
+      req.end(body);
+    } catch (err) {
+      finish({ status: null, body: null, error: String((err && err.message) || err) });
+    }
+  });
+}
+// A batch: its posts, \`parallel\` at a time; one answer with every result, in order, each with when
+// it started (ms after the batch arrived) and how long it took.
+parentPort.on('message', async ({ job, posts, parallel, timeoutMs, keepBytes }) => {
+  const arrived = performance.now();
+  const results = new Array(posts.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < posts.length) {
+      const i = next++;
+      const started = performance.now();
+      const result = await post(posts[i], timeoutMs, keepBytes);
+      results[i] = { ...result, startedAfterMs: Math.round(started - arrived), durationMs: Math.round(performance.now() - started) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, posts.length) }, lane));
+  parentPort.postMessage({ job, results });
+});
+`;
+
+export interface SendResult {
+  /** The answer's status, or null when none came. */
+  status: number | null;
+  /** The first bytes of the answer, or null when none came. */
+  body: string | null;
+  error: string | null;
+}
+
+/** A result as the thread reports it: also when the POST started (ms after the batch was handed over) and how long it took. */
+export type SentResult = SendResult & { startedAfterMs: number; durationMs: number };
+
+/**
+ * One POST: the URL, the checked address to connect to and its family, the headers as Node's raw
+ * list (name, value, name, value, …), the body. A tuple: a batch crosses to the thread as one
+ * structured clone, and flat arrays of strings clone fastest.
+ */
+export type PinnedPost = [url: string, address: string, family: 4 | 6, headers: string[], body: string];
+
+/** What holds for every POST of a batch. */
+export interface BatchLimits {
+  /** How many POSTs run at once. */
+  parallel: number;
+  /** Each POST's time limit. */
+  timeoutMs: number;
+  /** How much of each answer is read and kept. */
+  keepBytes: number;
+}
+
+/** The process's one sender thread, started on first use; it keeps the process alive only while a batch is under way. */
+class Sender {
+  private worker: Worker | null = null;
+  private job = 0;
+  /** Batches handed over, by job: how many posts each has, and who waits for their results. */
+  private readonly waiting = new Map<number, { posts: number; resolve: (results: SentResult[]) => void }>();
+
+  send(posts: PinnedPost[], limits: BatchLimits): Promise<SentResult[]> {
+    const worker = this.started();
+    const job = ++this.job;
+    // Referenced while a batch is under way, so a command that waits for one is not ended early.
+    if (this.waiting.size === 0) worker.ref();
+    return new Promise((resolve) => {
+      this.waiting.set(job, { posts: posts.length, resolve });
+      worker.postMessage({ job, posts, ...limits });
+    });
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    // Each attempt is a few objects: a small heap keeps the thread's memory small beside the server's.
+    const resourceLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
+    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits });
+    worker.unref();
+    worker.on('message', ({ job, results }: { job: number; results: SentResult[] }) => {
+      this.waiting.get(job)?.resolve(results);
+      this.waiting.delete(job);
+      if (this.waiting.size === 0) worker.unref();
+    });
+    // A thread that dies fails the batches it held (they are retried as any failure); the next batch starts a new one.
+    const lost = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      const failed: SentResult = { status: null, body: null, error: `the sending thread stopped: ${why}`, startedAfterMs: 0, durationMs: 0 };
+      for (const { posts, resolve } of this.waiting.values()) resolve(Array.from({ length: posts }, () => failed));
+      this.waiting.clear();
+    };
+    worker.on('error', (err) => lost(err.message));
+    worker.on('exit', (code) => lost(`exit code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+const sender = new Sender();
+
+/** POSTs a batch through the sender thread; never throws, every failure is a result. */
+export const sendPinned = (posts: PinnedPost[], limits: BatchLimits): Promise<SentResult[]> => sender.send(posts, limits);
