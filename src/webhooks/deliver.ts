@@ -83,11 +83,11 @@ function forgetNowAndThen(handle: WorkspaceHandle, services: AppServices): void 
 
 /**
  * One pass of webhook delivery over one workspace, in batches: due retries (up to half a batch,
- * so new events never hold them back) and deliveries of newly committed events are claimed, sent,
- * and recorded. Each delivery is marked delivered right after its receiver answered 2xx, in the
- * batch's transaction, so a crash in between sends it again (at least once; receivers deduplicate
- * by `webhook-id`). Returns whether work remains. With no endpoint on nothing can be due: a pass
- * then reads one row.
+ * so new events never hold them back) and deliveries of newly committed events are claimed and
+ * sent; each batch's outcomes are recorded in the transaction that claims the next one. A
+ * delivery is marked delivered right after its receiver answered 2xx, so a crash in between sends
+ * it again (at least once; receivers deduplicate by `webhook-id`). Returns whether work remains.
+ * With no endpoint on nothing can be due: a pass then reads one row.
  */
 export async function deliverWebhooks(handle: WorkspaceHandle, services: AppServices): Promise<{ more: boolean; nextDue: number }> {
   const statements = { statements: <T>(build: (db: Database) => T) => handle.memo(build) };
@@ -96,26 +96,32 @@ export async function deliverWebhooks(handle: WorkspaceHandle, services: AppServ
     return { more: false, nextDue: Number.POSITIVE_INFINITY };
   }
   const workspaceId = runInScope(services, handle, (scope) => scope.workspace.id);
-  for (let i = 0; i < BATCHES_PER_PASS; i++) {
-    // Claims and fan-out in one transaction.
+  let sent: AttemptOutcome[] = [];
+  for (let i = 0; ; i++) {
+    const last = i === BATCHES_PER_PASS;
+    // The last batch's outcomes, then this batch's claims and fan-out: one transaction.
     const { batch, more } = bookkeeping(handle, () =>
       runInScope(services, handle, (scope) =>
         scope.write(() => {
+          recordOutcomes(scope, sent);
+          if (last) return { batch: [], more: true };
           const due = claimDueDeliveries(scope, BATCH / 2);
           const fresh = fanOutEvents(scope, BATCH - due.length);
           return { batch: [...due, ...fresh.made], more: fresh.more };
         }),
       ),
     );
-    if (batch.length === 0 && more) continue; // events no endpoint wants, and more of them
+    if (last) return { more: true, nextDue: services.clock().getTime() };
+    if (batch.length === 0 && more) {
+      sent = [];
+      continue; // events no endpoint wants, and more of them
+    }
     if (batch.length === 0) {
       forgetNowAndThen(handle, services);
       return { more: false, nextDue: nextDeliveryDue(statements) };
     }
     // The events were read committed; they go out once they are also on disk.
     await handle.commits.synced();
-    const outcomes = await sendAll(services, workspaceId, batch);
-    bookkeeping(handle, () => runInScope(services, handle, (scope) => recordOutcomes(scope, outcomes)));
+    sent = await sendAll(services, workspaceId, batch);
   }
-  return { more: true, nextDue: services.clock().getTime() };
 }

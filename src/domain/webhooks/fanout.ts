@@ -1,14 +1,12 @@
-import { eq, sql } from 'drizzle-orm';
-import type { Database } from '../../db/index.ts';
-import { events, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+import { eq } from 'drizzle-orm';
+import { connectionOf, type Database } from '../../db/index.ts';
+import { webhookEndpoints } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
 import type { DueDelivery } from './outcomes.ts';
 import { fanoutPosition, setFanoutPosition } from './queries.ts';
 import { eventTypesOf } from './records.ts';
 import { ALL_EVENTS } from './schemas.ts';
-
-const p = sql.placeholder;
 
 /** Events read at a time, and the most one fan-out reads (by rowid) in one transaction. */
 const PAGE = 100;
@@ -22,17 +20,15 @@ const fanoutStatements = (db: Database) => ({
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.enabled, true))
     .prepare(),
-  events: db
-    .select({ rowid: sql<number>`${events}.rowid`, id: events.id, type: events.type, createdAt: events.createdAt, data: events.data })
-    .from(events)
-    .where(sql`${events}.rowid > ${p('after')}`)
-    .orderBy(sql`${events}.rowid`)
-    .limit(p('limit'))
-    .prepare(),
-  delivery: db
-    .insert(webhookDeliveries)
-    .values({ id: p('id'), endpointId: p('endpointId'), eventId: p('eventId'), status: 'pending', attempts: 0, nextAttemptAt: p('at'), claimedAt: p('at'), manual: false, createdAt: p('at') })
-    .prepare(),
+  // Run for every event and every delivery: better-sqlite3's own statements (drizzle's named
+  // placeholders and row mapping cost as much as running them).
+  events: connectionOf(db).prepare<[after: number, limit: number], { rowid: number; id: string; type: string; createdAt: string; data: string }>(
+    'SELECT rowid, id, type, created_at AS createdAt, data FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?',
+  ),
+  delivery: connectionOf(db).prepare<[id: string, endpointId: string, eventId: string, nextAttemptAt: string, claimedAt: string, createdAt: string]>(
+    `INSERT INTO webhook_deliveries (id, endpoint_id, event_id, status, attempts, next_attempt_at, claimed_at, manual, created_at)
+     VALUES (?, ?, ?, 'pending', 0, ?, ?, 0, ?)`,
+  ),
 });
 
 /** Whether any endpoint is on: with none, there is nothing to fan out or deliver. */
@@ -61,13 +57,13 @@ export function fanOutEvents(scope: Scope, limit: number): { made: DueDelivery[]
     // Events no endpoint wants make nothing: read on (a page at a time, at most READ_AT_MOST) until enough is made.
     let more = true;
     while (made.length < limit && position - start < READ_AT_MOST) {
-      const page = st.events.all({ after: position, limit: PAGE });
+      const page = st.events.all(position, PAGE);
       for (const event of page) {
         if (made.length >= limit) break;
         for (const endpoint of endpoints) {
           if (endpoint.createdAt > event.createdAt || !(endpoint.types.has(ALL_EVENTS) || endpoint.types.has(event.type))) continue;
           const id = timeOrderedUuid(scope.now);
-          st.delivery.run({ id, endpointId: endpoint.id, eventId: event.id, at });
+          st.delivery.run(id, endpoint.id, event.id, at, at, at);
           made.push({ id, attempts: 0, createdAt: at, endpoint: { id: endpoint.id, url: endpoint.url, secret: endpoint.secret }, event });
         }
         position = event.rowid;
