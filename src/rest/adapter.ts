@@ -118,8 +118,9 @@ const isRestPath = (path: string) =>
  * service's own pages, the idempotency key's claim, the JSON body, the row, its Accept and query.
  *
  * Not an Express router: Express's per-request work (its request and response objects, the layer
- * walk, `res.json`) cost as much CPU as the whole procedure on the write path (scripts/bench.ts,
- * "Express alone"). The other doors (the web app, /trpc, exports, public pages) stay on Express.
+ * walk, `res.json`) cost as much CPU as the whole procedure on the write path (the bench's
+ * "Express 5 alone" figure, scripts/bench-time-entries.ts). The other doors (the web app, /trpc,
+ * exports, public pages) stay on Express.
  */
 export function restDoor(services: AppServices, routes: RestRoute[]): (req: IncomingMessage, res: ServerResponse) => boolean {
   const subdomainOf = (host: string | undefined) => subdomainFromHost(host, services.config.baseDomain);
