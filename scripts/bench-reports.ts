@@ -197,8 +197,8 @@ async function reports(services: AppServices, key: string, handle: WorkspaceHand
   ]);
 
   // The priced combinations are kept until a price may have changed (src/domain/reports/combos.ts):
-  // the first report after a rate change prices every combination again and rewrites those whose
-  // price changed (here one project's). Only the report is timed.
+  // the first report after a rate change prices again the combinations of the project it changed
+  // (here one project's). Only the report is timed.
   const bump = sqlite.prepare('UPDATE projects SET hourly_rate_minor = hourly_rate_minor + 1 WHERE id = (SELECT min(id) FROM projects)');
   const afterChange: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -208,7 +208,7 @@ async function reports(services: AppServices, key: string, handle: WorkspaceHand
     afterChange.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   console.log(`  the same, first after a rate change: ${ms(median(afterChange))}`);
-  record({ section: SECTION, figure: 'reports.time, first after a rate change (its combinations priced again)', value: median(afterChange), unit: 'ms', goal: { of: 'value', atMost: 500 } });
+  record({ section: SECTION, figure: 'reports.time, first after a rate change (its project priced again)', value: median(afterChange), unit: 'ms', goal: { of: 'value', atMost: 500 } });
 
   console.log('\n  unbilled summary:');
   const unbilled = await timed(() => caller.reports.unbilled({}));

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projects, projectUsers, tasks } from '../src/db/schema/index.ts';
+import { clients, projects, projectUsers, tasks } from '../src/db/schema/index.ts';
 import { timeReport } from '../src/domain/reports/time-report.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { scopeOf, startTestEnv, type TestEnv, type TestWorkspace } from './helpers/env.ts';
@@ -105,6 +105,55 @@ describe('the priced combinations kept between reports', () => {
     // One that changes its price rewrites its row.
     ws.handle.db.update(projects).set({ hourlyRateMinor: 12000 }).where(eq(projects.id, s.project.id)).run();
     expect(usd(ws)).toBe(120);
+  });
+
+  it('price again only the projects a change may have moved; a change from another connection prices all', () => {
+    const ws = env.workspace('cache-by-project');
+    const s = setup(ws);
+    const other = makeProject(ws.handle.db, s.client.id, { name: 'Other', billingMethod: 'hourly_project_rate', hourlyRateMinor: 2000 });
+    const otherTask = makeTask(ws.handle.db, other.id, { name: 'Other task' });
+    makeProjectUser(ws.handle.db, other.id, s.ann.id, {});
+    makeTimeEntry(ws.handle.db, { clientId: s.client.id, projectId: other.id, taskId: otherTask.id, userId: s.ann.id }, { recordedOn: '2026-11-04', seconds: 3600, enteredSeconds: 3600 });
+    expect(usd(ws)).toBe(100 + 20);
+    // Marks the other project's kept row: only a pricing of that project would undo the mark.
+    ws.handle.sqlite.prepare('UPDATE temp.report_combos SET rate_hi = 0, rate_lo = 1800 WHERE project_id = ?').run(other.id);
+    expect(usd(ws)).toBe(100 + 18);
+    // A new rate on the first project notes that project alone; it is priced, the other is not looked at.
+    ws.handle.db.update(projects).set({ hourlyRateMinor: 12000 }).where(eq(projects.id, s.project.id)).run();
+    expect(ws.handle.sqlite.prepare('SELECT project_id FROM temp.report_dirty').pluck().all()).toEqual([s.project.id]);
+    expect(usd(ws)).toBe(120 + 18);
+    // A task of the other project changes: that project is priced again, the mark goes.
+    ws.handle.db.update(tasks).set({ name: 'Renamed' }).where(eq(tasks.id, otherTask.id)).run();
+    expect(usd(ws)).toBe(120 + 18); // its price did not change, so its row was not rewritten
+    ws.handle.db.update(tasks).set({ hourlyRateMinor: 1 }).where(eq(tasks.id, otherTask.id)).run();
+    ws.handle.db.update(projects).set({ billingMethod: 'hourly_project_rate', hourlyRateMinor: 2500 }).where(eq(projects.id, other.id)).run();
+    expect(usd(ws)).toBe(120 + 25);
+    // Another connection's commit notes nothing here (its triggers are this connection's own):
+    // data_version tells of it, and every combination is priced again.
+    const cli = new BetterSqlite3(ws.handle.file);
+    try {
+      const rate = cli.prepare('UPDATE projects SET hourly_rate_minor = ? WHERE id = ?');
+      rate.run(13000, s.project.id);
+      rate.run(3000, other.id);
+    } finally {
+      cli.close();
+    }
+    expect(usd(ws)).toBe(130 + 30);
+  });
+
+  it('a change to a client notes every project of the client', () => {
+    const ws = env.workspace('cache-client');
+    const s = setup(ws);
+    const second = makeProject(ws.handle.db, s.client.id, { name: 'Second' });
+    const elsewhere = makeProject(ws.handle.db, makeClient(ws.handle.db, { name: 'Other client' }).id, { name: 'Elsewhere' });
+    expect(usd(ws)).toBe(100);
+    const noted = () => ws.handle.sqlite.prepare('SELECT project_id FROM temp.report_dirty ORDER BY project_id').pluck().all();
+    expect(noted()).toEqual([]);
+    ws.handle.db.update(clients).set({ currency: 'EUR' }).where(eq(clients.id, s.client.id)).run();
+    expect(noted()).toEqual([s.project.id, second.id].sort());
+    expect(noted()).not.toContain(elsewhere.id);
+    timeReport(scopeOf(env.services, ws.handle), { ...input, by: [...input.by] });
+    expect(noted()).toEqual([]);
   });
 
   it('price many combinations again after a change to one of them, each at its own rate', () => {

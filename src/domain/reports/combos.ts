@@ -11,20 +11,19 @@ import { visibleSql, type EntryScope } from './visibility.ts';
  *
  * The priced combinations are kept in the connection's private temp schema between reports
  * (`report_combos`): pricing 10,000 combinations and loading them cost more than a report's own
- * aggregate over a million entries. They are priced again only when something they are priced
- * from may have changed: temporary triggers on the workspace's clients, projects, tasks and
- * project members, and on new combinations in `time_entry_combos` (kept by triggers, see
- * src/db/schema/reports.ts), count changes made on this connection; `PRAGMA data_version` tells
- * of commits by any other connection (the command line). The count lives in the temp schema too,
- * so a rolled-back write rolls back both its change and its count, and a report never reads a
- * pricing older than the data it reads.
+ * aggregate over a million entries. Temporary triggers on the workspace's clients, projects,
+ * tasks and project members, and on new combinations in `time_entry_combos` (kept by triggers,
+ * see src/db/schema/reports.ts), note on this connection which projects' prices a change may
+ * have moved (`report_dirty`); only those projects' combinations are priced again. `PRAGMA
+ * data_version` tells of commits by any other connection (the command line): then every
+ * combination is. The notes live in the temp schema too, so a rolled-back write rolls back both
+ * its change and its note, and a report never reads a pricing older than the data it reads.
  *
- * Pricing again writes only what changed: every combination is priced in JavaScript and compared
- * with a copy of `report_combos` kept beside the statements, and only new, changed and vanished
- * combinations are written (a rate change on one project rewrites that project's rows, not
- * 12,000). The copy is trusted only while the table says so: each pricing stamps the table and the
- * copy with a new number in the same transaction, so if that transaction rolls back, the stamps
- * differ and the next pricing rebuilds the table whole.
+ * Pricing again writes only what changed: the combinations looked at are priced in JavaScript
+ * and compared with a copy of `report_combos` kept beside the statements (by project), and only
+ * new, changed and vanished combinations are written. The copy is trusted only while the table
+ * says so: each pricing stamps the table and the copy with a new number in the same transaction,
+ * so if that transaction rolls back, the stamps differ and the next pricing rebuilds the table whole.
  *
  * Each report then picks the combinations it reads into `report_scope`: those with entries in its
  * days, that the caller may see (visibility.ts), in id order.
@@ -35,14 +34,25 @@ export type Source = 'all' | 'unbilled';
 
 const SECONDS_PER_HOUR = 3600;
 
-/** The tables whose rows a combination is priced from, and the changes to them that matter. */
-const PRICED_FROM: readonly [table: string, changes: readonly ('INSERT' | 'UPDATE' | 'DELETE')[]][] = [
-  ['clients', ['INSERT', 'UPDATE', 'DELETE']],
-  ['projects', ['INSERT', 'UPDATE', 'DELETE']],
-  ['tasks', ['INSERT', 'UPDATE', 'DELETE']],
-  ['project_users', ['INSERT', 'UPDATE', 'DELETE']],
+/**
+ * The tables whose rows a combination is priced from, the changes to them that matter, and which
+ * projects each change may move (a client's currency moves every project of the client).
+ */
+const PRICED_FROM: readonly [table: string, change: 'INSERT' | 'UPDATE' | 'DELETE', projects: string][] = [
+  ['clients', 'UPDATE', 'SELECT id FROM main.projects WHERE client_id IN (OLD.id, NEW.id)'],
+  ['clients', 'DELETE', 'SELECT id FROM main.projects WHERE client_id = OLD.id'],
+  ['projects', 'INSERT', 'SELECT NEW.id'],
+  ['projects', 'UPDATE', 'SELECT OLD.id UNION SELECT NEW.id'],
+  ['projects', 'DELETE', 'SELECT OLD.id'],
+  ['tasks', 'INSERT', 'SELECT NEW.project_id'],
+  ['tasks', 'UPDATE', 'SELECT OLD.project_id UNION SELECT NEW.project_id'],
+  ['tasks', 'DELETE', 'SELECT OLD.project_id'],
+  ['project_users', 'INSERT', 'SELECT NEW.project_id'],
+  ['project_users', 'UPDATE', 'SELECT OLD.project_id UNION SELECT NEW.project_id'],
+  ['project_users', 'DELETE', 'SELECT OLD.project_id'],
   // Combinations are only ever added (an upsert that widens days fires no INSERT trigger).
-  ['time_entry_combos', ['INSERT', 'DELETE']],
+  ['time_entry_combos', 'INSERT', 'SELECT NEW.project_id'],
+  ['time_entry_combos', 'DELETE', 'SELECT OLD.project_id'],
 ];
 
 /** The temp tables and triggers of the priced combinations (idempotent). */
@@ -61,13 +71,12 @@ export function createTempSchema(sqlite: BetterSqlite3.Database): void {
   );
   CREATE UNIQUE INDEX IF NOT EXISTS temp.report_combos_key ON report_combos (project_id, task_id, user_id);
   CREATE TEMP TABLE IF NOT EXISTS report_scope (id INTEGER PRIMARY KEY);
-  CREATE TEMP TABLE IF NOT EXISTS report_pricing (changes INTEGER NOT NULL, priced_changes INTEGER, priced_version INTEGER, stamp INTEGER);
-  INSERT INTO temp.report_pricing (changes) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM temp.report_pricing);`);
-  for (const [table, changes] of PRICED_FROM) {
-    for (const change of changes) {
-      sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS report_pricing_${table}_${change.toLowerCase()} AFTER ${change} ON main.${table}
-        BEGIN UPDATE temp.report_pricing SET changes = changes + 1; END`);
-    }
+  CREATE TEMP TABLE IF NOT EXISTS report_dirty (project_id TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TEMP TABLE IF NOT EXISTS report_pricing (priced_version INTEGER, stamp INTEGER);
+  INSERT INTO temp.report_pricing (priced_version) SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM temp.report_pricing);`);
+  for (const [table, change, projects] of PRICED_FROM) {
+    sqlite.exec(`CREATE TEMP TRIGGER IF NOT EXISTS report_pricing_${table}_${change.toLowerCase()} AFTER ${change} ON main.${table}
+      BEGIN INSERT OR IGNORE INTO temp.report_dirty (project_id) ${projects}; END`);
   }
 }
 
@@ -78,9 +87,14 @@ export const comboStatements = (db: Database) => {
   return {
     db,
     sqlite,
-    pricing: sqlite.prepare('SELECT changes, priced_changes, priced_version, stamp FROM temp.report_pricing').safeIntegers(false),
+    pricing: sqlite.prepare('SELECT priced_version, stamp FROM temp.report_pricing').safeIntegers(false),
     dataVersion: sqlite.prepare('PRAGMA data_version').pluck(),
+    dirty: sqlite.prepare<[], string>('SELECT project_id FROM temp.report_dirty').pluck(),
+    clearDirty: sqlite.prepare('DELETE FROM temp.report_dirty'),
     combos: sqlite.prepare<[], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos ORDER BY project_id, task_id, user_id').raw(),
+    combosOf: sqlite
+      .prepare<[string], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos WHERE project_id IN (SELECT value FROM json_each(?))')
+      .raw(),
     clear: sqlite.prepare('DELETE FROM temp.report_combos'),
     insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number]>(
       'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -89,9 +103,9 @@ export const comboStatements = (db: Database) => {
       'UPDATE temp.report_combos SET client_id = ?, currency = ?, rate_hi = ?, rate_lo = ?, unpriced = ?, billable_now = ? WHERE id = ?',
     ),
     remove: sqlite.prepare<[number]>('DELETE FROM temp.report_combos WHERE id = ?'),
-    priced: sqlite.prepare<[number, number]>('UPDATE temp.report_pricing SET priced_changes = changes, priced_version = ?, stamp = ?'),
-    /** What `report_combos` holds, by `project|task|person`, as of pricing number `stamp` (see above). */
-    copy: { stamp: 0, byKey: new Map<string, PricedCombo>() },
+    priced: sqlite.prepare<[number, number]>('UPDATE temp.report_pricing SET priced_version = ?, stamp = ?'),
+    /** What `report_combos` holds, by project and `task|person`, as of pricing number `stamp` (see above). */
+    copy: { stamp: 0, byProject: new Map<string, Map<string, PricedCombo>>() },
     clearScope: sqlite.prepare('DELETE FROM temp.report_scope'),
     /** Statements built for one report shape (grouping, filters), kept for the next report of that shape. */
     shaped: new Map<string, BetterSqlite3.Statement>(),
@@ -113,51 +127,66 @@ export function statementFor(st: ComboStatements, text: string): BetterSqlite3.S
 }
 
 /**
- * Prices every combination again when the pricing in `report_combos` may be stale. Runs inside the
- * report's read transaction, so the pricing and the report see the same moment. The rate is
- * stored as whole and remaining parts of 3600 (rate = hi × 3600 + lo), so an entry's amount,
- * round-half-up(seconds × rate / 3600), is `seconds × hi + (2 × seconds × lo + 3600) / 7200` in
- * integer arithmetic that cannot overflow for any rate the product accepts.
+ * Prices again the combinations whose pricing in `report_combos` may be stale: those of the
+ * projects noted since the last pricing, or all of them after another connection's commit or a
+ * rolled-back pricing. Runs inside the report's read transaction, so the pricing and the report
+ * see the same moment. The rate is stored as whole and remaining parts of 3600 (rate = hi × 3600
+ * + lo), so an entry's amount, round-half-up(seconds × rate / 3600), is
+ * `seconds × hi + (2 × seconds × lo + 3600) / 7200` in integer arithmetic that cannot overflow for
+ * any rate the product accepts.
  */
 export function ensurePriced(st: ComboStatements): void {
-  const state = st.pricing.get() as { changes: number; priced_changes: number | null; priced_version: number | null; stamp: number | null };
+  const state = st.pricing.get() as { priced_version: number | null; stamp: number | null };
   const version = st.dataVersion.get() as number;
-  if (state.priced_changes === state.changes && state.priced_version === version) return;
-  const facts = readPricingFacts(st.db, null);
   const { copy } = st;
-  if (state.stamp !== copy.stamp) {
+  const rebuild = state.stamp !== copy.stamp;
+  const dirty = rebuild || state.priced_version !== version ? null : st.dirty.all();
+  if (dirty?.length === 0) return;
+  if (rebuild) {
     st.clear.run();
-    copy.byKey.clear();
+    copy.byProject.clear();
   }
   // Until this pricing is stamped below, the copy matches no table: if it throws half-way, the
   // table rolls back and the next pricing rebuilds it.
   copy.stamp = -1;
+  const facts = readPricingFacts(st.db, dirty);
   const priced = new Set<string>();
-  for (const [projectId, taskId, userId] of st.combos.all()) {
-    const f = comboFacts(facts, projectId, taskId, userId);
-    if (!f) continue;
-    const key = `${projectId}|${taskId}|${userId}`;
-    priced.add(key);
-    const rate = f.rateMinor ?? 0;
-    const next = { clientId: f.clientId, currency: f.currency, rateHi: Math.floor(rate / SECONDS_PER_HOUR), rateLo: rate % SECONDS_PER_HOUR, unpriced: f.rateMinor === null ? 1 : 0, billableNow: f.billableNow ? 1 : 0 };
-    const known = copy.byKey.get(key);
-    if (!known) {
-      const id = Number(st.insert.run(projectId, taskId, userId, next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow).lastInsertRowid);
-      copy.byKey.set(key, { id, ...next });
-    } else if (!samePricing(known, next)) {
-      st.update.run(next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow, known.id);
-      Object.assign(known, next);
-    }
+  for (const [projectId, taskId, userId] of dirty ? st.combosOf.all(JSON.stringify(dirty)) : st.combos.all()) {
+    if (priceCombo(st, facts, projectId, taskId, userId)) priced.add(`${projectId}|${taskId}|${userId}`);
   }
   // A combination whose project or task is gone, or whose row is gone, is priced no more.
-  for (const [key, known] of copy.byKey) {
-    if (priced.has(key)) continue;
-    st.remove.run(known.id);
-    copy.byKey.delete(key);
+  for (const projectId of dirty ?? [...copy.byProject.keys()]) {
+    const known = copy.byProject.get(projectId);
+    for (const [key, combo] of known ?? []) {
+      if (priced.has(`${projectId}|${key}`)) continue;
+      st.remove.run(combo.id);
+      known!.delete(key);
+    }
   }
+  st.clearDirty.run();
   const stamp = (state.stamp ?? 0) + 1;
   st.priced.run(version, stamp);
   copy.stamp = stamp;
+}
+
+/** Prices one combination into `report_combos` and the copy, writing only a change; false when it cannot be priced (its project or task is gone). */
+function priceCombo(st: ComboStatements, facts: ReturnType<typeof readPricingFacts>, projectId: string, taskId: string, userId: string): boolean {
+  const f = comboFacts(facts, projectId, taskId, userId);
+  if (!f) return false;
+  const rate = f.rateMinor ?? 0;
+  const next = { clientId: f.clientId, currency: f.currency, rateHi: Math.floor(rate / SECONDS_PER_HOUR), rateLo: rate % SECONDS_PER_HOUR, unpriced: f.rateMinor === null ? 1 : 0, billableNow: f.billableNow ? 1 : 0 };
+  let ofProject = st.copy.byProject.get(projectId);
+  if (!ofProject) st.copy.byProject.set(projectId, (ofProject = new Map()));
+  const key = `${taskId}|${userId}`;
+  const known = ofProject.get(key);
+  if (!known) {
+    const id = Number(st.insert.run(projectId, taskId, userId, next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow).lastInsertRowid);
+    ofProject.set(key, { id, ...next });
+  } else if (!samePricing(known, next)) {
+    st.update.run(next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow, known.id);
+    Object.assign(known, next);
+  }
+  return true;
 }
 
 /** One row of `report_combos` as the copy keeps it. */
