@@ -85,6 +85,13 @@ export async function signInByLink(browser: Browser, link: string): Promise<Page
 export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
 
 /**
+ * Waits for two frames after a change of viewport: ResizeObserver callbacks (the reports' chart
+ * takes its column's width from one) run between layout and paint, so a check made at once could
+ * still see the page laid out for the old width.
+ */
+const settled = (page: Page) => page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+
+/**
  * What every page of the browser tests must pass: no serious accessibility finding at desktop or
  * phone width, nothing wider than a 390 px phone; then it is photographed (see `screenshots`).
  */
@@ -93,6 +100,7 @@ export async function checkPage(page: Page, name: string, opts: { dir?: string; 
   const violations = await seriousViolations(page);
   expect(violations, `${name}: ${JSON.stringify(violations, null, 1)}`).toEqual([]);
   await page.setViewportSize(PHONE);
+  await settled(page);
   const wide = await page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > ${PHONE.width + 1}).map((e) => e.tagName + '.' + e.className).slice(0, 8)`);
   expect(await overflowX(page), `${name} scrolls sideways at 390 px: ${JSON.stringify(wide)}`).toBeLessThanOrEqual(0);
   expect(await seriousViolations(page), `${name} (phone)`).toEqual([]);
