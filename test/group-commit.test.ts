@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import fs, { mkdtempSync, readlinkSync, rmSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +167,14 @@ describe('the shared commit under synchronous = FULL', () => {
       calls[0]!.reject(new Error('EIO: i/o error, fsync'));
       await expect(a).rejects.toThrow('EIO');
       await expect(b).rejects.toThrow('EIO');
+      // Nothing is sent out for those writes until a later commit syncs.
+      await expect(group.synced()).rejects.toThrow('EIO');
+      const c = group.join();
+      sqlite.prepare('INSERT INTO t VALUES (2)').run();
+      await settled(c);
+      calls[1]!.resolve();
+      await c;
+      await expect(group.synced()).resolves.toBeUndefined();
     } finally {
       close();
     }
@@ -176,27 +183,15 @@ describe('the shared commit under synchronous = FULL', () => {
   it('a workspace opened with FULL answers a shared commit once fsync of its WAL returned', async () => {
     const { handle } = env.workspace('synced');
     expect(handle.sqlite.pragma('synchronous', { simple: true })).toBe(2);
-    // Every fsync the process makes, by the file it syncs (node:fs's exports follow the patched object).
-    const original = fs.fsync;
-    const synced: string[] = [];
-    fs.fsync = ((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
-      synced.push(readlinkSync(`/proc/self/fd/${fd}`));
-      original(fd, done);
-    }) as typeof fs.fsync;
-    syncBuiltinESMExports();
-    try {
-      const writes = Array.from({ length: 3 }, (_, i) => {
-        const open = openWorkspaceScope(env.services, handle, { shareCommit: true });
-        open.scope.write((tx) => tx.insert(clients).values(clientRow(`a900000${i}-0000-4000-8000-000000000001`, `Synced ${i}`)).run());
-        return open.durable();
-      });
-      expect(synced).toEqual([]); // nothing synced before the group commits
-      await Promise.all(writes);
-      expect(synced).toEqual([`${handle.file}-wal`]); // one sync for the three writes, of the WAL
-    } finally {
-      fs.fsync = original;
-      syncBuiltinESMExports();
-    }
+    const before = handle.walSyncs;
+    const writes = Array.from({ length: 3 }, (_, i) => {
+      const open = openWorkspaceScope(env.services, handle, { shareCommit: true });
+      open.scope.write((tx) => tx.insert(clients).values(clientRow(`a900000${i}-0000-4000-8000-000000000001`, `Synced ${i}`)).run());
+      return open.durable();
+    });
+    expect(handle.walSyncs).toBe(before); // nothing synced before the group commits
+    await Promise.all(writes);
+    expect(handle.walSyncs).toBe(before + 1); // one sync for the three writes, returned before they were answered
     const other = new BetterSqlite3(handle.file, { readonly: true });
     try {
       expect(other.prepare("select count(*) from clients where name like 'Synced %'").pluck().get()).toBe(3);

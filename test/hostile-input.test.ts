@@ -100,6 +100,21 @@ describe('hostile input at the edge', () => {
     expect(envelopeCode(res)).toBe(code);
   });
 
+  it('the REST door answers like the router it replaced: OPTIONS 405 with Allow, an absolute-form target, the prefix in any case, the document read-only', async () => {
+    const options = await raw(`OPTIONS /api/external/v2/time-entries HTTP/1.1\r\nHost: ${env.alpha.host}\r\nConnection: close\r\n\r\n`);
+    expect(options.status).toBe(405);
+    expect(options.headers).toMatch(/\r\nallow: POST\r\n/i);
+    expect(envelopeCode(options)).toBe('method_not_allowed');
+    const absolute = await raw(`GET http://${env.alpha.host}/api/external/v2/team-members HTTP/1.1\r\nHost: ${env.alpha.host}\r\nX-Api-Key: ${env.alpha.key}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`);
+    expect(absolute.status).toBe(200);
+    expect(absolute.body).toContain(env.alpha.ownerEmail);
+    expect((await get('/API/External/v2/team-members')).status).toBe(200);
+    const postDocument = await raw(`POST /api/external/openapi.json HTTP/1.1\r\nHost: ${env.alpha.host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    expect(postDocument.status).toBe(404);
+    expect(envelopeCode(postDocument)).toBe('route_not_found');
+    expect((await get('/api/external/openapi.json')).status).toBe(200);
+  });
+
   it('the server still answers normally afterwards', async () => {
     const res = await get('/healthz');
     expect(res.status).toBe(200);

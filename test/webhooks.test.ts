@@ -294,6 +294,37 @@ describe('delivery', () => {
     expect(receiver.received[0]!.body).toMatchObject({ data: { team_member: { id: 'wanted' } } });
   });
 
+  it('an endpoint deleted while its deliveries are being sent fails nothing: the other endpoint\'s outcomes are recorded', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let arrived = 0;
+    const slow = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        arrived++;
+        void held.then(() => res.writeHead(204).end());
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const gone = (await caller().webhooks.create({ email: email(), url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow` })).endpoint;
+      const { endpoint: kept } = await endpoint();
+      await env.alpha.api.post(`${V1}/clients`, { client: { name: 'Both' } });
+      const pass = deliver();
+      for (let i = 0; i < 200 && arrived === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(arrived).toBe(1);
+      await caller().webhooks.delete({ email: email(), endpoint_id: gone.id });
+      release();
+      await pass;
+      expect(deliveryRows(kept.id).map((d) => d.status)).toEqual(['delivered']);
+      expect(receiver.received.map((r) => r.type)).toEqual(['client.created']);
+    } finally {
+      release();
+      slow.closeAllConnections();
+      slow.close();
+    }
+  });
+
   it('claims read the partial index of pending deliveries (a delivered one leaves it)', () => {
     const { sql } = deliveryStatements(env.alpha.handle.db).due.getQuery();
     const plan = (env.alpha.handle.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('2026-01-01', '2026-01-01', 1, 50) as { detail: string }[]).map((r) => r.detail);

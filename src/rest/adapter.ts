@@ -94,21 +94,30 @@ function matcher(routes: RestRoute[]): (method: string, path: string) => Match {
   };
 }
 
-/** The path and query string of a request target (origin form, or absolute form from a proxy); null when it is neither. */
+/**
+ * The path and query string of a request target, as sent (not normalised: `..` segments and
+ * escapes stay as they are, as for the Express app and the log line). An absolute-form target
+ * (from a proxy) loses its scheme and authority; anything else is not a path.
+ */
 function targetOf(url: string): { path: string; query: string } | null {
-  let target = url;
-  if (!url.startsWith('/')) {
-    if (!URL.canParse(url)) return null;
-    const absolute = new URL(url);
-    target = absolute.pathname + absolute.search;
-  }
+  const target = url.startsWith('/') ? url : /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/i.exec(url)?.[1];
+  if (target === undefined) return null;
   const at = target.indexOf('?');
-  return at < 0 ? { path: target, query: '' } : { path: target.slice(0, at), query: target.slice(at + 1) };
+  const path = at < 0 ? target : target.slice(0, at);
+  return { path: path || '/', query: at < 0 ? '' : target.slice(at + 1) };
 }
 
-/** Under the prefix, but not the OpenAPI document, which the Express app serves (src/openapi/http.ts). */
-const isRestPath = (path: string) =>
-  (path === REST_PREFIX || path.startsWith(`${REST_PREFIX}/`)) && !(path === OPENAPI_PATH || path.startsWith(`${OPENAPI_PATH}/`));
+/**
+ * Under the prefix (matched without regard to case, as Express mounted it; the rows themselves
+ * are matched exactly), except a read of the OpenAPI document, which the Express app serves
+ * (src/openapi/http.ts).
+ */
+function isRestRequest(method: string, path: string): boolean {
+  const head = path.slice(0, REST_PREFIX.length).toLowerCase();
+  if (head !== REST_PREFIX || (path.length > REST_PREFIX.length && path[REST_PREFIX.length] !== '/')) return false;
+  const document = path === OPENAPI_PATH || path.startsWith(`${OPENAPI_PATH}/`);
+  return !(document && (method === 'GET' || method === 'HEAD'));
+}
 
 /**
  * The REST door: every request under /api/external, straight on Node's HTTP server. Each row of
@@ -137,10 +146,6 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
     const found = match(method, path);
     if ('allow' in found) {
       if (found.allow.length === 0) throw new AppError('not_found', 'route_not_found', `No operation ${method} ${REST_PREFIX}${path}`);
-      if (method === 'OPTIONS') {
-        res.writeHead(204, { Allow: found.allow.join(', ') }).end();
-        return;
-      }
       throw new AppError('method_not_allowed', 'method_not_allowed', `${method} is not allowed here; use ${found.allow.join(' or ')}`, { extra: { allow: found.allow } });
     }
     await call(req, res, ctx, { route: found.route, params: found.params, query: target.query, body, exchange });
@@ -172,7 +177,7 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
 
   return (req, res) => {
     const target = targetOf(req.url ?? '/');
-    if (!target || !isRestPath(target.path)) return false;
+    if (!target || !isRestRequest(req.method ?? 'GET', target.path)) return false;
     const requestId = logRequest(services, req, res);
     serve(req, res, requestId, target).catch((err: unknown) => sendError(res, err, services.logger, requestId));
     return true;

@@ -24,59 +24,61 @@ function targetOf(url: string): { host: string; hostname: string } {
   return { host, hostname };
 }
 
-/** The checked address of each host (each resolved once), or why it is refused. */
-async function destinationsOf(hosts: readonly string[], allowPrivate: boolean, timeoutMs: number): Promise<Map<string, Destination | string>> {
-  const found = new Map<string, Destination | string>();
-  await Promise.all(
-    [...new Set(hosts)].map(async (host) => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        if (!host) throw new Error('not a URL');
-        found.set(host, await Promise.race([resolveDestination(host, allowPrivate), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out resolving the host')), timeoutMs)))]));
-      } catch (err) {
-        found.set(host, err instanceof RefusedDestination || err instanceof Error ? err.message : String(err));
-      } finally {
-        clearTimeout(timer);
-      }
-    }),
-  );
-  return found;
+/** The checked address of a host, or why it is refused (within `timeoutMs`). */
+async function destinationOf(hostname: string, allowPrivate: boolean, timeoutMs: number): Promise<Destination | string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (!hostname) throw new Error('not a URL');
+    return await Promise.race([
+      resolveDestination(hostname, allowPrivate),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out resolving the host')), timeoutMs))),
+    ]);
+  } catch (err) {
+    return err instanceof RefusedDestination || err instanceof Error ? err.message : String(err);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
  * POSTs webhooks: only to public addresses (unless allowed otherwise), each to the address checked
- * for its host (each host resolved once per call), within 10 s from the name's resolution to the
- * end of the answer read, without following redirects (a 3xx is a failure), reading at most 1 KB
- * of each answer, `parallel` at a time. The names are resolved and checked here; the POSTs are
- * made by the sender thread (sender.ts). Never throws: every failure is a result, in order.
+ * for its host, within 10 s from the name's resolution to the end of the answer read, without
+ * following redirects (a 3xx is a failure), reading at most 1 KB of each answer, `parallel` at a
+ * time per host. Each host is resolved once per call, and its posts leave as soon as it is: a
+ * name slow to resolve holds back (and takes the time of) only its own posts. The POSTs are made
+ * by the sender thread (sender.ts). Never throws: every failure is a result, in order.
  */
 export async function postWebhooks(posts: readonly WebhookPost[], opts: { allowPrivate: boolean; timeoutMs?: number; parallel?: number }): Promise<PostResult[]> {
   const timeoutMs = opts.timeoutMs ?? TIMEOUT_MS;
-  const started = performance.now();
-  const targets = posts.map((p) => targetOf(p.url));
-  const destinations = await destinationsOf(
-    targets.map((t) => t.hostname),
-    opts.allowPrivate,
-    timeoutMs,
-  );
-  const pinned: PinnedPost[] = [];
-  const sent: number[] = [];
-  const results: PostResult[] = posts.map((post, i) => {
-    const destination = destinations.get(targets[i]!.hostname)!;
-    if (typeof destination === 'string') return refused(destination);
-    sent.push(i);
-    // As a raw list Node adds no header of its own, Host included.
-    const headers = Object.entries(post.headers).flat();
-    headers.push('host', targets[i]!.host, 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(post.body)), 'user-agent', 'hourbook-webhooks/1');
-    pinned.push([post.url, destination.address, destination.family, headers, post.body]);
-    return refused('');
+  const results: PostResult[] = [];
+  const byHost = new Map<string, { host: string; at: number[] }>();
+  posts.forEach((post, i) => {
+    const { host, hostname } = targetOf(post.url);
+    const group = byHost.get(hostname) ?? { host, at: [] };
+    group.at.push(i);
+    byHost.set(hostname, group);
   });
-  if (pinned.length > 0) {
-    // What is left of each attempt's time once the names were resolved.
-    const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
-    const answers = await sendPinned(pinned, { parallel: opts.parallel ?? 1, timeoutMs: left, keepBytes: KEEP_BYTES });
-    answers.forEach((result, n) => (results[sent[n]!] = result));
-  }
+  await Promise.all(
+    [...byHost].map(async ([hostname, { host, at }]) => {
+      const started = performance.now();
+      const destination = await destinationOf(hostname, opts.allowPrivate, timeoutMs);
+      if (typeof destination === 'string') {
+        for (const i of at) results[i] = refused(destination);
+        return;
+      }
+      const pinned = at.map((i): PinnedPost => {
+        const post = posts[i]!;
+        // As a raw list Node adds no header of its own, Host included.
+        const headers = Object.entries(post.headers).flat();
+        headers.push('host', host, 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(post.body)), 'user-agent', 'hourbook-webhooks/1');
+        return [post.url, destination.address, destination.family, headers, post.body];
+      });
+      // What is left of the attempts' time once their host's name was resolved.
+      const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+      const answers = await sendPinned(pinned, { parallel: opts.parallel ?? 1, timeoutMs: left, keepBytes: KEEP_BYTES });
+      answers.forEach((result, n) => (results[at[n]!] = result));
+    }),
+  );
   return results;
 }
 

@@ -26,6 +26,8 @@ export class CommitGroup {
   private group: Group | null = null;
   /** The last committed group's sync, while it runs: readers of its writes wait for it too. */
   private syncing: Promise<void> | null = null;
+  /** Why the last sync failed, until a later one returns. */
+  private syncFailed: Error | null = null;
 
   constructor(
     private readonly sqlite: BetterSqlite3.Database,
@@ -83,7 +85,7 @@ export class CommitGroup {
    * started is enough.
    */
   synced(): Promise<void> {
-    return this.syncing ?? Promise.resolve();
+    return this.syncing ?? (this.syncFailed ? Promise.reject(this.syncFailed) : Promise.resolve());
   }
 
   /**
@@ -132,10 +134,25 @@ export class CommitGroup {
     this.wal?.syncNow();
   }
 
-  /** The group's writers are answered when `synced` settles; until then readers wait for it too. */
+  /**
+   * The group's writers are answered when `synced` settles; until then readers wait for it too.
+   * A sync that fails fails its writers (500), though SQLite already made their rows visible: as
+   * with any failure reported after COMMIT, the rows may stay, and a client that retries with an
+   * idempotency key gets the stored answer. Until a later commit syncs, `synced` keeps failing,
+   * so no mail or webhook goes out for writes whose durability is not known.
+   */
   private afterSync(synced: Promise<void>, group: Group): void {
     this.syncing = synced;
-    synced.then(group.resolve, group.reject).finally(() => {
+    synced.then(
+      () => {
+        this.syncFailed = null;
+        group.resolve();
+      },
+      (err: Error) => {
+        this.syncFailed = err;
+        group.reject(err);
+      },
+    ).finally(() => {
       if (this.syncing === synced) this.syncing = null;
     });
   }

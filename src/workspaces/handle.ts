@@ -70,6 +70,11 @@ export class WorkspaceHandle {
     this.sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   }
 
+  /** How many times the server synced this file's WAL after a shared commit (FULL only). */
+  get walSyncs(): number {
+    return this.walSync?.syncs ?? 0;
+  }
+
   /** Rows this connection changed since it opened: the checkpointer's sign that the WAL grew. */
   changes(): number {
     this.totalChanges ??= this.sqlite.prepare<[], number>('SELECT total_changes()').pluck();

@@ -1,8 +1,9 @@
-import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 
 /**
  * Makes a workspace's committed WAL frames durable off the event loop: `fsync` of the `-wal` file
- * on libuv's thread pool (the same call SQLite makes for FULL), through a descriptor of our own
+ * (the same call SQLite makes for FULL) on a thread of its own, through a descriptor of our own
  * (fsync flushes the file's data whichever descriptor wrote it).
  *
  * With `synchronous = FULL`, SQLite syncs the WAL inside COMMIT, and the event loop stands still
@@ -12,32 +13,45 @@ import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
  * of the group is answered before its sync returned. Acknowledged writes are as durable as under
  * FULL: SQLite's NORMAL still syncs the WAL before each checkpoint and the database after it, so
  * the only difference, the per-commit WAL sync, is the one made here.
+ *
+ * The syncs have a thread of their own rather than libuv's pool of four, which DNS lookups (a
+ * webhook receiver's name that never answers holds one for its whole timeout), password hashing
+ * and body decompression share: a commit must never wait behind those.
  */
 export class WalSync {
   private fd: number | null = null;
   /** Syncs under way: the descriptor is closed only once none is, so its number is never reused under one. */
   private inFlight = 0;
   private closing = false;
+  /** Syncs that returned successfully (what a test or an operator can count). */
+  syncs = 0;
 
   constructor(private readonly walFile: string) {}
 
-  /** Resolves once every frame written to the WAL before the call is on disk. */
+  /** Resolves once every frame written to the WAL before the call is on disk; rejects (never throws) when that cannot be known. */
   sync(): Promise<void> {
-    const fd = this.descriptor();
+    let fd: number;
+    try {
+      fd = this.descriptor();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     this.inFlight++;
-    return new Promise<void>((resolve, reject) => {
-      fsync(fd, (err) => {
+    return syncThread()
+      .fsync(fd)
+      .then(() => {
+        this.syncs++;
+      })
+      .finally(() => {
         this.inFlight--;
         if (this.closing && this.inFlight === 0) this.release();
-        if (err) reject(err);
-        else resolve();
       });
-    });
   }
 
-  /** The same, blocking: for a file being closed. */
+  /** The same, blocking, on this thread: for a file being closed. */
   syncNow(): void {
     fsyncSync(this.descriptor());
+    this.syncs++;
   }
 
   /** Lets go of the descriptor once the syncs under way are done. */
@@ -62,3 +76,60 @@ export class WalSync {
     this.fd = null;
   }
 }
+
+/** The sync thread: one `fsyncSync` per message, its error (if any) in the answer. Node's own modules only, run with `eval`. */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { fsyncSync } = require('node:fs');
+parentPort.on('message', ({ job, fd }) => {
+  let error = null;
+  try {
+    fsyncSync(fd);
+  } catch (err) {
+    error = String((err && err.message) || err);
+  }
+  parentPort.postMessage({ job, error });
+});
+`;
+
+/** The process's one sync thread, started on first use; referenced only while a sync is under way. */
+class SyncThread {
+  private readonly worker: Worker;
+  private job = 0;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  private dead: Error | null = null;
+
+  constructor() {
+    // A few bytes per message: a small heap (as the checkpointer's) keeps the thread's memory small.
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 } });
+    this.worker.unref();
+    this.worker.on('message', ({ job, error }: { job: number; error: string | null }) => {
+      const waiting = this.waiting.get(job);
+      this.waiting.delete(job);
+      if (this.waiting.size === 0) this.worker.unref();
+      if (error) waiting?.reject(new Error(`fsync of the WAL failed: ${error}`));
+      else waiting?.resolve();
+    });
+    const lost = (why: string) => {
+      this.dead = new Error(`the WAL sync thread stopped: ${why}`);
+      for (const { reject } of this.waiting.values()) reject(this.dead);
+      this.waiting.clear();
+      if (thread === this) thread = null;
+    };
+    this.worker.on('error', (err) => lost(err.message));
+    this.worker.on('exit', (code) => lost(`exit code ${code}`));
+  }
+
+  fsync(fd: number): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead);
+    const job = ++this.job;
+    if (this.waiting.size === 0) this.worker.ref();
+    return new Promise((resolve, reject) => {
+      this.waiting.set(job, { resolve, reject });
+      this.worker.postMessage({ job, fd });
+    });
+  }
+}
+
+let thread: SyncThread | null = null;
+const syncThread = () => (thread ??= new SyncThread());

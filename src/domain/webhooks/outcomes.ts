@@ -76,8 +76,11 @@ export const deliveryStatements = (db: Database) => ({
     .prepare(),
   // The two statements run for every attempt are better-sqlite3's own: drizzle's filling of named
   // placeholders cost as much as running them.
-  attempt: connectionOf(db).prepare<[id: string, deliveryId: string, attemptedAt: string, statusCode: number | null, error: string | null, responseBody: string | null, durationMs: number]>(
-    `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, error, response_body, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  // A delivery whose endpoint was deleted while it was being sent is gone (the deletion cascades):
+  // its attempt is not recorded, rather than failing the batch's transaction.
+  attempt: connectionOf(db).prepare<{ id: string; deliveryId: string; attemptedAt: string; statusCode: number | null; error: string | null; responseBody: string | null; durationMs: number }>(
+    `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status_code, error, response_body, duration_ms)
+     SELECT @id, @deliveryId, @attemptedAt, @statusCode, @error, @responseBody, @durationMs WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = @deliveryId)`,
   ),
   /** After an attempt: released; its status, `delivered_at` and `next_attempt_at` change only when given. */
   outcome: connectionOf(db).prepare<[attempts: number, statusCode: number | null, error: string | null, status: string | null, deliveredAt: string | null, nextAttemptAt: string | null, id: string]>(
@@ -141,7 +144,15 @@ export function recordOutcomes(scope: Scope, outcomes: AttemptOutcome[]): void {
 
 function recordAttempt(st: ReturnType<typeof deliveryStatements>, o: AttemptOutcome): void {
   const finishedAt = new Date(o.attemptedAt.getTime() + o.durationMs);
-  st.attempt.run(timeOrderedUuid(o.attemptedAt), o.delivery.id, o.attemptedAt.toISOString(), o.statusCode, o.error, o.responseBody, o.durationMs);
+  st.attempt.run({
+    id: timeOrderedUuid(o.attemptedAt),
+    deliveryId: o.delivery.id,
+    attemptedAt: o.attemptedAt.toISOString(),
+    statusCode: o.statusCode,
+    error: o.error,
+    responseBody: o.responseBody,
+    durationMs: o.durationMs,
+  });
   const attempts = o.delivery.attempts + 1;
   if (o.ok) {
     st.outcome.run(attempts, o.statusCode, o.error, 'delivered', finishedAt.toISOString(), null, o.delivery.id);
