@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { WorkerCalls } from '../worker-calls.ts';
 
 /**
  * The HTTP side of a webhook attempt, on a worker thread: one POST of prepared bytes to an address
@@ -85,7 +85,7 @@ parentPort.on('message', async ({ job, posts, parallel, timeoutMs, keepBytes }) 
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, posts.length) }, lane));
-  parentPort.postMessage({ job, results });
+  parentPort.postMessage({ job, result: results });
 });
 `;
 
@@ -117,51 +117,15 @@ export interface BatchLimits {
   keepBytes: number;
 }
 
-/** The process's one sender thread, started on first use; it keeps the process alive only while a batch is under way. */
-class Sender {
-  private worker: Worker | null = null;
-  private job = 0;
-  /** Batches handed over, by job: how many posts each has, and who waits for their results. */
-  private readonly waiting = new Map<number, { posts: number; resolve: (results: SentResult[]) => void }>();
+/** The process's one sender thread. Each attempt is a few objects: a small heap keeps its memory small beside the server's. */
+const sender = new WorkerCalls<{ posts: PinnedPost[] } & BatchLimits, SentResult[]>('the sending thread', WORKER_SOURCE, {
+  maxOldGenerationSizeMb: 32,
+  maxYoungGenerationSizeMb: 4,
+});
 
-  send(posts: PinnedPost[], limits: BatchLimits): Promise<SentResult[]> {
-    const worker = this.started();
-    const job = ++this.job;
-    // Referenced while a batch is under way, so a command that waits for one is not ended early.
-    if (this.waiting.size === 0) worker.ref();
-    return new Promise((resolve) => {
-      this.waiting.set(job, { posts: posts.length, resolve });
-      worker.postMessage({ job, posts, ...limits });
-    });
-  }
-
-  private started(): Worker {
-    if (this.worker) return this.worker;
-    // Each attempt is a few objects: a small heap keeps the thread's memory small beside the server's.
-    const resourceLimits = { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 };
-    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits });
-    worker.unref();
-    worker.on('message', ({ job, results }: { job: number; results: SentResult[] }) => {
-      this.waiting.get(job)?.resolve(results);
-      this.waiting.delete(job);
-      if (this.waiting.size === 0) worker.unref();
-    });
-    // A thread that dies fails the batches it held (they are retried as any failure); the next batch starts a new one.
-    const lost = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      const failed: SentResult = { status: null, body: null, error: `the sending thread stopped: ${why}`, startedAfterMs: 0, durationMs: 0 };
-      for (const { posts, resolve } of this.waiting.values()) resolve(Array.from({ length: posts }, () => failed));
-      this.waiting.clear();
-    };
-    worker.on('error', (err) => lost(err.message));
-    worker.on('exit', (code) => lost(`exit code ${code}`));
-    this.worker = worker;
-    return worker;
-  }
-}
-
-const sender = new Sender();
-
-/** POSTs a batch through the sender thread; never throws, every failure is a result. */
-export const sendPinned = (posts: PinnedPost[], limits: BatchLimits): Promise<SentResult[]> => sender.send(posts, limits);
+/**
+ * POSTs a batch through the sender thread; never throws, every failure is a result (a thread that
+ * stopped fails the batch's attempts, which are retried as any failure).
+ */
+export const sendPinned = (posts: PinnedPost[], limits: BatchLimits): Promise<SentResult[]> =>
+  sender.call({ posts, ...limits }).catch((err: Error) => posts.map(() => ({ status: null, body: null, error: err.message, startedAfterMs: 0, durationMs: 0 })));

@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { WorkerCalls } from '../worker-calls.ts';
 
 /**
  * Makes a workspace's committed WAL frames durable off the event loop: `fsync` of the `-wal` file
@@ -37,8 +37,8 @@ export class WalSync {
       return Promise.reject(err as Error);
     }
     this.inFlight++;
-    return syncThread()
-      .fsync(fd)
+    return syncThread
+      .call({ fd })
       .then(() => {
         this.syncs++;
       })
@@ -77,59 +77,19 @@ export class WalSync {
   }
 }
 
-/** The sync thread: one `fsyncSync` per message, its error (if any) in the answer. Node's own modules only, run with `eval`. */
+/** The sync thread: one `fsyncSync` per message, its error (if any) in the answer. */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { fsyncSync } = require('node:fs');
 parentPort.on('message', ({ job, fd }) => {
-  let error = null;
   try {
     fsyncSync(fd);
+    parentPort.postMessage({ job });
   } catch (err) {
-    error = String((err && err.message) || err);
+    parentPort.postMessage({ job, error: 'fsync of the WAL failed: ' + String((err && err.message) || err) });
   }
-  parentPort.postMessage({ job, error });
 });
 `;
 
-/** The process's one sync thread, started on first use; referenced only while a sync is under way. */
-class SyncThread {
-  private readonly worker: Worker;
-  private job = 0;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
-  private dead: Error | null = null;
-
-  constructor() {
-    // A few bytes per message: a small heap (as the checkpointer's) keeps the thread's memory small.
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 } });
-    this.worker.unref();
-    this.worker.on('message', ({ job, error }: { job: number; error: string | null }) => {
-      const waiting = this.waiting.get(job);
-      this.waiting.delete(job);
-      if (this.waiting.size === 0) this.worker.unref();
-      if (error) waiting?.reject(new Error(`fsync of the WAL failed: ${error}`));
-      else waiting?.resolve();
-    });
-    const lost = (why: string) => {
-      this.dead = new Error(`the WAL sync thread stopped: ${why}`);
-      for (const { reject } of this.waiting.values()) reject(this.dead);
-      this.waiting.clear();
-      if (thread === this) thread = null;
-    };
-    this.worker.on('error', (err) => lost(err.message));
-    this.worker.on('exit', (code) => lost(`exit code ${code}`));
-  }
-
-  fsync(fd: number): Promise<void> {
-    if (this.dead) return Promise.reject(this.dead);
-    const job = ++this.job;
-    if (this.waiting.size === 0) this.worker.ref();
-    return new Promise((resolve, reject) => {
-      this.waiting.set(job, { resolve, reject });
-      this.worker.postMessage({ job, fd });
-    });
-  }
-}
-
-let thread: SyncThread | null = null;
-const syncThread = () => (thread ??= new SyncThread());
+/** The process's one sync thread. A few bytes per message: a small heap (as the checkpointer's) keeps its memory small. */
+const syncThread = new WorkerCalls<{ fd: number }, void>('the WAL sync thread', WORKER_SOURCE, { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 });
