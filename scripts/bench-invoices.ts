@@ -5,8 +5,10 @@
  * better-sqlite3 alone. The growth should be linear: the time per entry stays flat.
  *
  * The HTTP client is a process of its own. Each invoice bills a month's work of a team (10 people on 5 tasks), a month no invoice billed
- * before, as an agency invoices; a last figure bills 5,000 entries that all share one day, person
- * and task with every earlier invoice's, the worst case for the reports' index.
+ * before, as an agency invoices; another figure bills 5,000 entries that all share one day, person
+ * and task with every earlier invoice's, the worst case for the reports' index. A last one runs the
+ * floor's statements on a copy of the file without the indexes billing moves an entry in, to show
+ * how much of the 5,000-entry time those indexes are.
  *
  *   npx tsx scripts/bench-invoices.ts
  */
@@ -17,7 +19,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { clients, projects, projectUsers, tasks, teamMembers } from '../src/db/schema/index.ts';
@@ -38,6 +40,9 @@ type How = 'procedure' | 'http' | 'floor';
 type Shape = 'month' | 'one day';
 
 const SECTION = 'invoices';
+
+/** The indexes that marking an entry billed moves it in (its status, invoice and updated_at change). */
+const BILLING_INDEXES = ['time_entries_report_idx', 'time_entries_unbilled_idx', 'time_entries_updated_idx', 'time_entries_status_idx', 'time_entries_invoice_idx'];
 
 /**
  * The statements an invoice of time entries needs at the least, as the procedure runs them: read
@@ -130,28 +135,32 @@ export async function run(): Promise<void> {
       db.insert(projectUsers).values({ id: randomUUID(), projectId, userId, role: 'regular_user', createdAt: at, updatedAt: at }).run();
     });
 
-    const insertEntry = handle.sqlite.prepare(
-      `INSERT INTO time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, notes, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 'unbilled', ?, ?)`,
-    );
     let month = 0;
+    const makeEntries = entryMaker(handle.sqlite);
     /**
-     * The entries of one invoice, recorded just before it. `month`: a month's work of the team (each
-     * person on each task, over the month's days), a month not billed before, as agencies invoice.
-     * `one day`: every entry of one person on one task on the same day as every earlier invoice's,
-     * the worst case for the reports' index, which orders entries by status, day and seconds.
+     * Entries of one invoice, recorded just before it through `sqlite`. `month`: a month's work of
+     * the team (each person on each task, over the month's days), a month not billed before, as
+     * agencies invoice. `one day`: every entry of one person on one task on the same day as every
+     * earlier invoice's, the worst case for the reports' index, which orders entries by status, day
+     * and seconds.
      */
-    const makeEntries = handle.sqlite.transaction((n: number, shape: Shape) => {
-      const first = new Date(Date.UTC(2026, 9 - month++, 1)).toISOString().slice(0, 10);
-      return Array.from({ length: n }, (_, i) => {
-        const id = randomUUID();
-        const seconds = 900 + (i % 97) * 60;
-        const [taskId, userId, day] =
-          shape === 'month' ? [taskIds[Math.floor(i / PEOPLE) % TASKS]!, userIds[i % PEOPLE]!, addDays(first, Math.floor(i / (PEOPLE * TASKS)) % 28)] : [taskIds[0]!, userIds[0]!, '2026-11-16'];
-        insertEntry.run(id, clientId, projectId, taskId, userId, day, seconds, seconds, at, at);
-        return { id, seconds, taskId, userId };
+    function entryMaker(sqlite: BetterSqlite3.Database) {
+      const insertEntry = sqlite.prepare(
+        `INSERT INTO time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, notes, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', 'unbilled', ?, ?)`,
+      );
+      return sqlite.transaction((n: number, shape: Shape) => {
+        const first = new Date(Date.UTC(2026, 9 - month++, 1)).toISOString().slice(0, 10);
+        return Array.from({ length: n }, (_, i) => {
+          const id = randomUUID();
+          const seconds = 900 + (i % 97) * 60;
+          const [taskId, userId, day] =
+            shape === 'month' ? [taskIds[Math.floor(i / PEOPLE) % TASKS]!, userIds[i % PEOPLE]!, addDays(first, Math.floor(i / (PEOPLE * TASKS)) % 28)] : [taskIds[0]!, userIds[0]!, '2026-11-16'];
+          insertEntry.run(id, clientId, projectId, taskId, userId, day, seconds, seconds, at, at);
+          return { id, seconds, taskId, userId };
+        });
       });
-    });
+    }
     const caller = createCaller({ services, requestId: 'bench', subdomain: 'bench', apiKey: ws.apiKey });
 
     let invoiceNo = 0;
@@ -181,6 +190,33 @@ export async function run(): Promise<void> {
       else bare(clientId, input.number, entries.map((e) => e.id));
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
+    /**
+     * How much of the floor the indexes cost: its statements on a copy of the file without the
+     * indexes an entry moves in when billed (the reports', the unbilled summary's, `updated_since`'s,
+     * status and invoice), none of which the product can do without. Median of the rounds, ms.
+     */
+    const withoutBillingIndexes = (): number => {
+      const copyFile = join(dataDir, 'without-billing-indexes.sqlite');
+      handle.sqlite.exec(`VACUUM INTO '${copyFile}'`);
+      const copy = new BetterSqlite3(copyFile);
+      try {
+        copy.pragma('journal_mode = WAL');
+        copy.pragma('synchronous = FULL');
+        copy.pragma('foreign_keys = ON');
+        for (const index of BILLING_INDEXES) copy.exec(`DROP INDEX ${index}`);
+        const [entriesOf, billed] = [entryMaker(copy), floorStatements(copy)];
+        const times: number[] = [];
+        for (let round = 0; round < ROUNDS + 1; round++) {
+          const ids = entriesOf(5000, 'month').map((e) => e.id);
+          const started = process.hrtime.bigint();
+          billed(clientId, `WITHOUT-${round}`, ids);
+          if (round > 0) times.push(Number(process.hrtime.bigint() - started) / 1e6);
+        }
+        return median(times);
+      } finally {
+        copy.close();
+      }
+    };
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     /**
      * The medians of each way at one size, the ways alternated round by round (and their order
@@ -199,9 +235,11 @@ export async function run(): Promise<void> {
     };
     try {
       const perEntry: Record<number, number> = {};
+      let floorOf5000 = NaN;
       for (const size of SIZES) {
         const m = await mediansOf(size, size === 5000 ? ['floor', 'procedure', 'http'] : ['floor', 'procedure']);
         perEntry[size] = m.procedure / size;
+        if (size === 5000) floorOf5000 = m.floor;
         const label = 'the same statements in better-sqlite3 alone';
         record({ section: SECTION, figure: `invoice of ${size} entries, procedure`, value: m.procedure, unit: 'ms', floor: { value: m.floor, label }, ...(size === 5000 ? { goal: { of: 'value', atMost: 50 } } : {}) });
         if (size === 5000) record({ section: SECTION, figure: `invoice of ${size} entries, over HTTP`, value: m.http, unit: 'ms', floor: { value: m.floor, label }, goal: { of: 'value', atMost: 100 } });
@@ -213,6 +251,13 @@ export async function run(): Promise<void> {
         value: worst.procedure,
         unit: 'ms',
         floor: { value: worst.floor, label: 'the same statements in better-sqlite3 alone' },
+      });
+      record({
+        section: SECTION,
+        figure: 'invoice of 5000 entries, floor on a copy without the five indexes billing moves',
+        value: withoutBillingIndexes(),
+        unit: 'ms',
+        floor: { value: floorOf5000, label: 'the floor with them' },
       });
       // Linear: the time per entry at 5,000 is no more than at 100 (within a margin for noise).
       record({ section: SECTION, figure: 'time per entry, 5,000 vs 100 entries', value: perEntry[5000]! * 1000, unit: 'µs', floor: { value: perEntry[100]! * 1000, label: 'per entry at 100' }, goal: { of: 'ratio', atMost: 1.25 } });
