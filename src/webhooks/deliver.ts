@@ -5,6 +5,7 @@ import { signedHeaders, signingKey, webhookBody } from '../domain/webhooks/paylo
 import { runInScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { postWebhooks, type WebhookPost } from './post.ts';
+import { noAnswer } from './sender.ts';
 
 /** Deliveries claimed at once, sent this many at a time, and batches per pass (the next pass follows at once). */
 const BATCH = 50;
@@ -46,7 +47,7 @@ async function sendAll(services: AppServices, workspaceId: string, batch: DueDel
   let sent = 0;
   return batch.map((due, i) => {
     const p = prepared[i]!;
-    const result = 'post' in p ? results[sent++]! : { status: null, body: null, error: p.error, startedAfterMs: 0, durationMs: 0 };
+    const result = 'post' in p ? results[sent++]! : noAnswer(p.error);
     return {
       delivery: due,
       ok: result.status !== null && result.status >= 200 && result.status < 300,

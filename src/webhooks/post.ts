@@ -1,5 +1,5 @@
 import { RefusedDestination, resolveDestination, type Destination } from './address.ts';
-import { sendPinned, type PinnedPost, type SentResult } from './sender.ts';
+import { noAnswer, sendPinned, type PinnedPost, type SentResult } from './sender.ts';
 
 /** An attempt takes at most this long, from DNS to the end of the answer we read. */
 export const TIMEOUT_MS = 10_000;
@@ -14,8 +14,6 @@ export interface WebhookPost {
   headers: Record<string, string>;
   body: string;
 }
-
-const refused = (error: string): PostResult => ({ status: null, body: null, error, startedAfterMs: 0, durationMs: 0 });
 
 /** Where a post goes: its host with the port (the Host header) and the name to resolve; '' when its URL does not parse. */
 function targetOf(url: string): { host: string; hostname: string } {
@@ -63,7 +61,7 @@ export async function postWebhooks(posts: readonly WebhookPost[], opts: { allowP
       const started = performance.now();
       const destination = await destinationOf(hostname, opts.allowPrivate, timeoutMs);
       if (typeof destination === 'string') {
-        for (const i of at) results[i] = refused(destination);
+        for (const i of at) results[i] = noAnswer(destination);
         return;
       }
       const pinned = at.map((i): PinnedPost => {

@@ -100,6 +100,9 @@ export interface SendResult {
 /** A result as the thread reports it: also when the POST started (ms after the batch was handed over) and how long it took. */
 export type SentResult = SendResult & { startedAfterMs: number; durationMs: number };
 
+/** An attempt that got no answer, for `error` (a refused address, an unreadable secret, a lost thread). */
+export const noAnswer = (error: string): SentResult => ({ status: null, body: null, error, startedAfterMs: 0, durationMs: 0 });
+
 /**
  * One POST: the URL, the checked address to connect to and its family, the headers as Node's raw
  * list (name, value, name, value, …), the body. A tuple: a batch crosses to the thread as one
@@ -128,4 +131,4 @@ const sender = new WorkerCalls<{ posts: PinnedPost[] } & BatchLimits, SentResult
  * stopped fails the batch's attempts, which are retried as any failure).
  */
 export const sendPinned = (posts: PinnedPost[], limits: BatchLimits): Promise<SentResult[]> =>
-  sender.call({ posts, ...limits }).catch((err: Error) => posts.map(() => ({ status: null, body: null, error: err.message, startedAfterMs: 0, durationMs: 0 })));
+  sender.call({ posts, ...limits }).catch((err: Error) => posts.map(() => noAnswer(err.message)));
