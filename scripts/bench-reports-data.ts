@@ -5,8 +5,9 @@
  *
  * Written fast: raw prepared inserts in one transaction, with the secondary indexes and triggers of
  * the big tables dropped during the load and rebuilt after it (one sort each instead of a million
- * B-tree inserts and trigger runs; `time_entry_combos` is then filled in one statement, as its
- * migration does). Ids are valid UUIDs counted upwards, so primary keys are appended, not scattered.
+ * B-tree inserts and trigger runs; `time_entry_combos` and each entry's `combo_id` are then
+ * filled in one statement each, as their migration does). Ids are valid UUIDs counted upwards, so
+ * primary keys are appended, not scattered.
  * A seeded random generator makes every run load the same rows.
  */
 import type BetterSqlite3 from 'better-sqlite3';
@@ -183,9 +184,12 @@ export function seedReportData(sqlite: BetterSqlite3.Database, ownerId: string, 
     return { shape, clientIds, projectIds: projects.map((p) => p.id), peopleIds: people, ...money };
   });
   const data = load();
-  for (const ddl of dropped) sqlite.exec(ddl);
+  // The combinations and each entry's number, before the indexes on that number are built.
   sqlite.exec(`INSERT INTO time_entry_combos (project_id, task_id, user_id, first_on, last_on)
     SELECT project_id, task_id, user_id, min(recorded_on), max(recorded_on) FROM time_entries GROUP BY project_id, task_id, user_id`);
+  sqlite.exec(`UPDATE time_entries SET combo_id = (
+    SELECT c.id FROM time_entry_combos c WHERE c.project_id = time_entries.project_id AND c.task_id = time_entries.task_id AND c.user_id = time_entries.user_id)`);
+  for (const ddl of dropped) sqlite.exec(ddl);
   sqlite.exec('ANALYZE');
   // A workspace in use has a small WAL (SQLite checkpoints every 1,000 pages); the load above wrote
   // the whole file through it. Folded back, the reports read the file as they would in service.

@@ -106,6 +106,57 @@ describe('upgrading workspace files', () => {
     }
   });
 
+  it('0010 numbers every combination and puts each entry on its own, keying the reports\' indexes by that number', () => {
+    const tag = '0010_entry_combination_ids';
+    const before = knownMigrations().findIndex((m) => m.tag === tag);
+    expect(before).toBeGreaterThan(0);
+    mkdirSync(join(root, 'combos'), { recursive: true });
+    const file = join(root, 'combos', 'acme.sqlite');
+    const old = new BetterSqlite3(file);
+    old.pragma('journal_mode = WAL');
+    migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+    // Only the entries and their combinations matter here; their clients, projects and people do not.
+    old.pragma('foreign_keys = OFF');
+    const at = '2026-01-01T00:00:00.000Z';
+    const entry = old.prepare(
+      `INSERT INTO time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, status, created_at, updated_at)
+       VALUES (?, 'c', ?, ?, ?, ?, 60, 60, ?, ?, ?)`,
+    );
+    const keys = [['p2', 't1', 'u1'], ['p1', 't2', 'u1'], ['p1', 't1', 'u2'], ['p1', 't1', 'u1']] as const;
+    keys.forEach(([p, t, u], n) => {
+      entry.run(`e${n}a`, p, t, u, `2026-0${n + 1}-10`, 'billed', at, at);
+      entry.run(`e${n}b`, p, t, u, `2026-0${n + 2}-20`, 'unbilled', at, at);
+    });
+    const combosBefore = old.prepare('SELECT project_id, task_id, user_id, first_on, last_on FROM time_entry_combos ORDER BY 1, 2, 3').raw().all();
+    expect(combosBefore).toHaveLength(4);
+    old.close();
+
+    const handle = new WorkspaceHandle('acme', file, { synchronous: 'FULL' });
+    try {
+      const db = handle.sqlite;
+      expect(schemaState(db).pending).toEqual([]);
+      // Same combinations and days, numbered in key order.
+      expect(db.prepare('SELECT project_id, task_id, user_id, first_on, last_on FROM time_entry_combos ORDER BY id').raw().all()).toEqual(combosBefore);
+      const mismatched = db
+        .prepare('SELECT e.id FROM time_entries e JOIN time_entry_combos c ON c.id = e.combo_id WHERE c.project_id <> e.project_id OR c.task_id <> e.task_id OR c.user_id <> e.user_id')
+        .all();
+      expect(mismatched).toEqual([]);
+      expect(db.prepare('SELECT count(*) FROM time_entries WHERE combo_id IS NULL').pluck().get()).toBe(0);
+      expect(db.prepare("SELECT count(DISTINCT combo_id) FROM time_entries INDEXED BY time_entries_report_idx WHERE combo_id > 0").pluck().get()).toBe(4);
+      expect(db.prepare("SELECT count(*) FROM time_entries INDEXED BY time_entries_unbilled_idx WHERE combo_id > 0 AND status = 'unbilled'").pluck().get()).toBe(4);
+      // The new triggers number a new combination, and an entry moved to another one follows it.
+      db.pragma('foreign_keys = OFF');
+      db.prepare(`INSERT INTO time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, status, created_at, updated_at)
+        VALUES ('new', 'c', 'p3', 't1', 'u1', '2026-07-01', 60, 60, 'unbilled', ?, ?)`).run(at, at);
+      expect(db.prepare("SELECT combo_id FROM time_entries WHERE id = 'new'").pluck().get()).toBe(5);
+      db.prepare("UPDATE time_entries SET task_id = 't2' WHERE id = 'e0a'").run();
+      expect(db.prepare("SELECT c.task_id FROM time_entries e JOIN time_entry_combos c ON c.id = e.combo_id WHERE e.id = 'e0a'").pluck().get()).toBe('t2');
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      handle.close();
+    }
+  });
+
   it('migrate --check lists what is pending per workspace; migrate applies it after a backup; opening a current file changes nothing', async () => {
     const dataDir = join(root, 'cli');
     const file = oldWorkspace(dataDir, 'acme');

@@ -35,6 +35,12 @@ export const timeEntries = sqliteTable(
     status: text('status', { enum: timeEntryStatuses }).notNull(),
     isOverride: bool('is_override').notNull().default(false),
     invoiceId: text('invoice_id'),
+    /**
+     * The entry's (project, task, person) combination in `time_entry_combos`. Set by the triggers
+     * that keep that table (after an insert, and after a change of any of the four columns), never
+     * by the application; null only inside the statement that inserts the entry.
+     */
+    comboId: integer('combo_id'),
     ...timestamps,
   },
   (t) => [
@@ -48,15 +54,15 @@ export const timeEntries = sqliteTable(
     index('time_entries_created_idx').on(t.createdAt, t.id),
     index('time_entries_updated_idx').on(t.updatedAt),
     /*
-     * Not declared here: `time_entries_report_idx` on (project_id, task_id, user_id,
-     * substr(recorded_on, 1, 7), status, recorded_on, seconds), the covering index of the reports,
+     * Not declared here: `time_entries_report_idx` on (combo_id, substr(recorded_on, 1, 7), status,
+     * recorded_on, seconds), the covering index of the reports,
      * in which each combination's entries are ordered by month and status so its totals stream out
      * without a sort. drizzle-kit splits index expressions at commas, so it is created in the
      * hand-written migration named in src/db/schema/reports.ts.
      */
     /** Only the entries an invoice could take now: the unbilled summary reads nothing else. */
     index('time_entries_unbilled_idx')
-      .on(t.projectId, t.taskId, t.userId, t.recordedOn, t.seconds)
+      .on(t.comboId, t.recordedOn, t.seconds)
       .where(sql`${t.status} = 'unbilled'`),
     /** Time-entry exports page through the entries by day (keyset on day and rowid). */
     index('time_entries_day_idx').on(t.recordedOn),

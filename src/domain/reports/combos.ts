@@ -91,13 +91,11 @@ export const comboStatements = (db: Database) => {
     dataVersion: sqlite.prepare('PRAGMA data_version').pluck(),
     dirty: sqlite.prepare<[], string>('SELECT project_id FROM temp.report_dirty').pluck(),
     clearDirty: sqlite.prepare('DELETE FROM temp.report_dirty'),
-    combos: sqlite.prepare<[], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos ORDER BY project_id, task_id, user_id').raw(),
-    combosOf: sqlite
-      .prepare<[string], [string, string, string]>('SELECT project_id, task_id, user_id FROM time_entry_combos WHERE project_id IN (SELECT value FROM json_each(?))')
-      .raw(),
+    combos: sqlite.prepare<[], ComboKey>('SELECT id, project_id, task_id, user_id FROM time_entry_combos ORDER BY id').raw(),
+    combosOf: sqlite.prepare<[string], ComboKey>('SELECT id, project_id, task_id, user_id FROM time_entry_combos WHERE project_id IN (SELECT value FROM json_each(?))').raw(),
     clear: sqlite.prepare('DELETE FROM temp.report_combos'),
-    insert: sqlite.prepare<[string, string, string, string, string, number, number, number, number]>(
-      'INSERT INTO temp.report_combos (project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    insert: sqlite.prepare<[number, string, string, string, string, string, number, number, number, number]>(
+      'INSERT INTO temp.report_combos (id, project_id, task_id, user_id, client_id, currency, rate_hi, rate_lo, unpriced, billable_now) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     update: sqlite.prepare<[string, string, number, number, number, number, number]>(
       'UPDATE temp.report_combos SET client_id = ?, currency = ?, rate_hi = ?, rate_lo = ?, unpriced = ?, billable_now = ? WHERE id = ?',
@@ -151,8 +149,8 @@ export function ensurePriced(st: ComboStatements): void {
   copy.stamp = -1;
   const facts = readPricingFacts(st.db, dirty);
   const priced = new Set<string>();
-  for (const [projectId, taskId, userId] of dirty ? st.combosOf.all(JSON.stringify(dirty)) : st.combos.all()) {
-    if (priceCombo(st, facts, projectId, taskId, userId)) priced.add(`${projectId}|${taskId}|${userId}`);
+  for (const combo of dirty ? st.combosOf.all(JSON.stringify(dirty)) : st.combos.all()) {
+    if (priceCombo(st, facts, combo)) priced.add(`${combo[1]}|${combo[2]}|${combo[3]}`);
   }
   // A combination whose project or task is gone, or whose row is gone, is priced no more.
   for (const projectId of dirty ?? [...copy.byProject.keys()]) {
@@ -170,7 +168,7 @@ export function ensurePriced(st: ComboStatements): void {
 }
 
 /** Prices one combination into `report_combos` and the copy, writing only a change; false when it cannot be priced (its project or task is gone). */
-function priceCombo(st: ComboStatements, facts: ReturnType<typeof readPricingFacts>, projectId: string, taskId: string, userId: string): boolean {
+function priceCombo(st: ComboStatements, facts: ReturnType<typeof readPricingFacts>, [id, projectId, taskId, userId]: ComboKey): boolean {
   const f = comboFacts(facts, projectId, taskId, userId);
   if (!f) return false;
   const rate = f.rateMinor ?? 0;
@@ -178,9 +176,14 @@ function priceCombo(st: ComboStatements, facts: ReturnType<typeof readPricingFac
   let ofProject = st.copy.byProject.get(projectId);
   if (!ofProject) st.copy.byProject.set(projectId, (ofProject = new Map()));
   const key = `${taskId}|${userId}`;
-  const known = ofProject.get(key);
+  let known = ofProject.get(key);
+  // A combination's number never changes; only a row deleted and added again by hand gets a new one.
+  if (known && known.id !== id) {
+    st.remove.run(known.id);
+    known = undefined;
+  }
   if (!known) {
-    const id = Number(st.insert.run(projectId, taskId, userId, next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow).lastInsertRowid);
+    st.insert.run(id, projectId, taskId, userId, next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow);
     ofProject.set(key, { id, ...next });
   } else if (!samePricing(known, next)) {
     st.update.run(next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow, known.id);
@@ -188,6 +191,9 @@ function priceCombo(st: ComboStatements, facts: ReturnType<typeof readPricingFac
   }
   return true;
 }
+
+/** A row of `time_entry_combos`: its number (the id it keeps in `report_combos`) and its key. */
+type ComboKey = [id: number, projectId: string, taskId: string, userId: string];
 
 /** One row of `report_combos` as the copy keeps it. */
 interface PricedCombo {
@@ -221,9 +227,9 @@ export function fillScope(st: ComboStatements, req: ScopeRequest): void {
   const days =
     req.source === 'unbilled'
       ? `EXISTS (SELECT 1 FROM time_entries e INDEXED BY time_entries_unbilled_idx
-          WHERE e.status = 'unbilled' AND e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id AND e.recorded_on <= :to)`
+          WHERE e.status = 'unbilled' AND e.combo_id = r.id AND e.recorded_on <= :to)`
       : `EXISTS (SELECT 1 FROM time_entry_combos c
-          WHERE c.project_id = r.project_id AND c.task_id = r.task_id AND c.user_id = r.user_id AND c.first_on <= :to${req.from === null ? '' : ' AND c.last_on >= :from'})`;
+          WHERE c.id = r.id AND c.first_on <= :to${req.from === null ? '' : ' AND c.last_on >= :from'})`;
   st.clearScope.run();
   const params = { to: req.to, ...(req.source === 'all' && req.from !== null ? { from: req.from } : {}), ...visible.params };
   statementFor(st, `INSERT INTO temp.report_scope (id) SELECT r.id FROM temp.report_combos r WHERE ${days}${visible.sql ? ` AND ${visible.sql}` : ''}`).run(params);

@@ -68,14 +68,14 @@ function innerFrom(req: TotalsRequest): string {
   if (req.source === 'unbilled') {
     const days = req.from === null ? 'e.recorded_on <= :to' : 'e.recorded_on BETWEEN :from AND :to';
     return `FROM temp.report_scope s CROSS JOIN temp.report_combos r ON r.id = s.id
-      CROSS JOIN time_entries e INDEXED BY time_entries_unbilled_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
+      CROSS JOIN time_entries e INDEXED BY time_entries_unbilled_idx ON e.combo_id = s.id
     WHERE e.status = 'unbilled' AND ${days}`;
   }
   // The month range is a range of the index; the days are tested entry by entry only when the
   // range starts or ends inside a month (a report of whole months skips that test).
   const days = req.from !== null && wholeMonths(req.from, req.to) ? '' : ' AND e.recorded_on BETWEEN :from AND :to';
   return `FROM temp.report_scope s CROSS JOIN temp.report_combos r ON r.id = s.id
-      CROSS JOIN time_entries e INDEXED BY time_entries_report_idx ON e.project_id = r.project_id AND e.task_id = r.task_id AND e.user_id = r.user_id
+      CROSS JOIN time_entries e INDEXED BY time_entries_report_idx ON e.combo_id = s.id
     WHERE substr(e.recorded_on, 1, 7) BETWEEN :fromMonth AND :toMonth${days}`;
 }
 

@@ -76,22 +76,20 @@ const exportStatements = (db: Database) => {
   createTempSchema(sqlite);
   sqlite.exec(`CREATE TEMP TABLE IF NOT EXISTS export_combos (
     export_id INTEGER NOT NULL,
-    project_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
+    combo_id INTEGER NOT NULL,
     n INTEGER NOT NULL,
     rate_hi INTEGER NOT NULL,
     rate_lo INTEGER NOT NULL,
     priced INTEGER NOT NULL,
     billable_now INTEGER NOT NULL,
-    PRIMARY KEY (export_id, project_id, task_id, user_id)
+    PRIMARY KEY (export_id, combo_id)
   ) WITHOUT ROWID`);
   return {
     sqlite,
     /** The combinations in `report_scope`, numbered in id order (the order `scoped` reads them in). */
     load: sqlite.prepare<[number]>(
       `INSERT INTO temp.export_combos
-       SELECT ?, r.project_id, r.task_id, r.user_id, row_number() OVER (ORDER BY s.id) - 1, r.rate_hi, r.rate_lo, 1 - r.unpriced, r.billable_now
+       SELECT ?, r.id, row_number() OVER (ORDER BY s.id) - 1, r.rate_hi, r.rate_lo, 1 - r.unpriced, r.billable_now
        FROM temp.report_scope s JOIN temp.report_combos r ON r.id = s.id`,
     ),
     scoped: sqlite
@@ -157,7 +155,7 @@ function chunkStatement(sqlite: BetterSqlite3.Database, input: TimeEntriesExport
       `SELECT e.rowid, e.id, e.recorded_on, c.n, e.status, ${billable}, e.seconds, e.notes,
          CASE WHEN ${billable} AND c.priced = 1 THEN ${amountSql('e', 'c')} END, e.invoice_id, e.created_at, e.updated_at
        FROM time_entries e INDEXED BY time_entries_day_idx
-         CROSS JOIN temp.export_combos c ON c.export_id = :export AND c.project_id = e.project_id AND c.task_id = e.task_id AND c.user_id = e.user_id
+         CROSS JOIN temp.export_combos c ON c.export_id = :export AND c.combo_id = e.combo_id
        WHERE ${where.join(' AND ')}
        ORDER BY e.recorded_on, e.rowid LIMIT ${CHUNK}`,
     )

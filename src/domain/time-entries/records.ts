@@ -7,7 +7,8 @@ import { hoursOf } from '../time/hours.ts';
 import type { TimeEntryRecord } from './schemas.ts';
 
 export type TimeEntryRow = typeof timeEntries.$inferSelect;
-type RowWithEmail = TimeEntryRow & { userEmail: string };
+/** `combo_id` is the reports' (kept by triggers); a record never shows it. */
+type RowWithEmail = Omit<TimeEntryRow, 'comboId'> & { userEmail: string };
 
 /** The columns of an entry plus its user's e-mail, for select lists. */
 export const rowWithEmailColumns = {
