@@ -176,12 +176,9 @@ function priceCombo(st: ComboStatements, facts: ReturnType<typeof readPricingFac
   let ofProject = st.copy.byProject.get(projectId);
   if (!ofProject) st.copy.byProject.set(projectId, (ofProject = new Map()));
   const key = `${taskId}|${userId}`;
-  let known = ofProject.get(key);
-  // A combination's number never changes; only a row deleted and added again by hand gets a new one.
-  if (known && known.id !== id) {
-    st.remove.run(known.id);
-    known = undefined;
-  }
+  // A combination keeps its number for good (rows of time_entry_combos are only ever added), so a
+  // known combination's row in report_combos is already under that number.
+  const known = ofProject.get(key);
   if (!known) {
     st.insert.run(id, projectId, taskId, userId, next.clientId, next.currency, next.rateHi, next.rateLo, next.unpriced, next.billableNow);
     ofProject.set(key, { id, ...next });
