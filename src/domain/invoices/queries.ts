@@ -53,7 +53,7 @@ export const invoiceStatements = (db: Database) => {
      * Only entries still `unbilled` move: if another invoice billed one in between, fewer rows change
      * and the caller rolls back, so an entry can never be billed twice. The entries are found by the
      * rowids read in the same transaction (SQLite visits them in rowid order), not by id again;
-     * `+status` keeps the status index out of the plan.
+     * `+status` keeps the unbilled index out of the plan.
      */
     markBilled: sqlite.prepare<[invoiceId: string, at: string, rowids: string]>(
       `UPDATE time_entries SET status = 'billed', invoice_id = ?, updated_at = ?

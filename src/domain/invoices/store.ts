@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
 import type { Db, Transaction } from '../../db/index.ts';
 import { clients, invoiceLines, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects, timeEntries } from '../../db/schema/index.ts';
 import { invalidField, notFound, unprocessable } from '../../errors.ts';
@@ -96,12 +96,23 @@ export function deleteLinesAndTaxes(tx: Db, invoiceId: string): void {
   tx.delete(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, invoiceId)).run();
 }
 
-/** Entries billed by the invoice return to `unbilled` (all of them, or only `ids`), free to bill again. */
+/**
+ * Entries billed by the invoice return to `unbilled` (all of them, or only `ids`), free to bill
+ * again. All of them are found through the invoice's lines, each of which names its entry: entries
+ * have no index on `invoice_id` (billing would have to move each entry through it). So a caller
+ * that removes the lines releases the entries first.
+ */
 export function releaseEntries(tx: Db, invoiceId: string, at: string, ids?: string[]): void {
   if (ids?.length === 0) return;
+  const billedHere = ids
+    ? inIds(timeEntries.id, ids)
+    : inArray(
+        timeEntries.id,
+        tx.select({ id: invoiceLines.timeEntryId }).from(invoiceLines).where(and(eq(invoiceLines.invoiceId, invoiceId), isNotNull(invoiceLines.timeEntryId))),
+      );
   tx.update(timeEntries)
     .set({ status: 'unbilled', invoiceId: null, updatedAt: at })
-    .where(and(eq(timeEntries.invoiceId, invoiceId), eq(timeEntries.status, 'billed'), ids ? inIds(timeEntries.id, ids) : undefined))
+    .where(and(billedHere, eq(timeEntries.invoiceId, invoiceId), eq(timeEntries.status, 'billed')))
     .run();
 }
 

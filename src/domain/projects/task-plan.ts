@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { checklistItems, tasks, timeEntries } from '../../db/schema/index.ts';
+import { checklistItems, tasks, timeEntries, timeEntryCombos } from '../../db/schema/index.ts';
 import { groupBy, insertMany } from '../queries.ts';
 import type { Problems } from './problems.ts';
 import type { ChecklistItemRow, TaskRow } from './records.ts';
@@ -150,9 +150,15 @@ function planChecklistItem(
  */
 function moveUninvoicedEntries(tx: Db, taskId: string, billable: boolean, at: string): void {
   const [from, to] = billable ? (['non_billable', 'unbilled'] as const) : (['unbilled', 'non_billable'] as const);
+  // The task's entries by their combinations' numbers, which lead the reports' index.
+  const projectOfTask = tx.select({ id: tasks.projectId }).from(tasks).where(eq(tasks.id, taskId));
+  const combos = tx
+    .select({ id: timeEntryCombos.id })
+    .from(timeEntryCombos)
+    .where(and(eq(timeEntryCombos.projectId, projectOfTask), eq(timeEntryCombos.taskId, taskId)));
   tx.update(timeEntries)
     .set({ status: to, updatedAt: at })
-    .where(and(eq(timeEntries.taskId, taskId), eq(timeEntries.status, from)))
+    .where(and(inArray(timeEntries.comboId, combos), eq(timeEntries.status, from)))
     .run();
 }
 

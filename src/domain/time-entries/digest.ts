@@ -5,7 +5,7 @@ import type { Scope } from '../scope.ts';
 import { fullName } from '../team-members/records.ts';
 import { addDays, dayOfWeekContaining, instantAt, localDateTime, mondayOf, type WeekDay } from '../time/calendar.ts';
 import { digestMail, type PendingEntryLine } from './approval-mail.ts';
-import { timeEntryStatements } from './queries.ts';
+import { awaitingApproval, timeEntryStatements } from './queries.ts';
 
 /** A digest lists this many entries at most; it says how many more there are. */
 const DIGEST_MAX_LINES = 200;
@@ -56,7 +56,7 @@ export function queueDueDigests(scope: Scope): number {
     queued += scope.write((tx) => {
         const claimed = tx.insert(approvalDigests).values({ projectId: project.id, sentFor, createdAt: now.toISOString() }).onConflictDoNothing().run();
         if (claimed.changes === 0) return 0;
-        const pendingWhere = and(eq(timeEntries.projectId, project.id), eq(timeEntries.status, 'pending_approval'));
+        const pendingWhere = and(eq(timeEntries.projectId, project.id), awaitingApproval);
         const total = tx.select({ n: count() }).from(timeEntries).where(pendingWhere).get()?.n ?? 0;
         if (total === 0) return 0;
         const entries: PendingEntryLine[] = tx

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { clients, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { managedOnly } from '../projects/access.ts';
 import type { Scope } from '../scope.ts';
+import { awaitingApproval } from './queries.ts';
 import { rowWithEmailColumns, toRecords } from './records.ts';
 import { timeEntryRecord } from './schemas.ts';
 
@@ -40,7 +41,7 @@ export function pendingApprovals(scope: Scope): z.output<typeof pendingOutput> {
     .innerJoin(projects, eq(projects.id, timeEntries.projectId))
     .innerJoin(clients, eq(clients.id, timeEntries.clientId))
     .innerJoin(tasks, eq(tasks.id, timeEntries.taskId))
-    .where(and(eq(timeEntries.status, 'pending_approval'), managedOnly(scope, timeEntries.projectId)))
+    .where(and(awaitingApproval, managedOnly(scope, timeEntries.projectId)))
     .orderBy(asc(teamMembers.firstName), asc(teamMembers.lastName), asc(timeEntries.userId), asc(timeEntries.recordedOn), asc(timeEntries.createdAt))
     .limit(MAX_PENDING)
     .all();

@@ -5,6 +5,12 @@ import { checklistItems, clients, projects, projectUsers, tasks, teamMembers, ti
 const p = sql.placeholder;
 
 /**
+ * Entries awaiting approval, as the condition of `time_entries_pending_idx` spelled out: SQLite uses
+ * a partial index only for a query that states its condition, and a bound 'pending_approval' does not.
+ */
+export const awaitingApproval = sql`${timeEntries.status} = 'pending_approval'`;
+
+/**
  * The prepared statements of the time entry write path, built once per open workspace file
  * (`scope.statements(timeEntryStatements)`): creating an entry is these indexed lookups and one insert.
  */
