@@ -11,6 +11,7 @@ type TaskAttributes = NonNullable<UpdateProjectFields['tasks_attributes']>[numbe
 type ChecklistAttributes = NonNullable<TaskAttributes['checklists_attributes']>[number];
 
 interface TaskPlan {
+  projectId: string;
   taskInserts: TaskRow[];
   taskUpdates: { id: string; set: Partial<TaskRow> & { updatedAt: string } }[];
   itemInserts: ChecklistItemRow[];
@@ -50,7 +51,7 @@ interface Planning extends TaskPlanInput {
 export function planTasks(input: TaskPlanInput): TaskPlan {
   const state: Planning = {
     ...input,
-    plan: { taskInserts: [], taskUpdates: [], itemInserts: [], itemUpdates: [] },
+    plan: { projectId: input.projectId, taskInserts: [], taskUpdates: [], itemInserts: [], itemUpdates: [] },
     tasksById: new Map(input.existingTasks.map((t) => [t.id, t])),
     itemsByTask: groupBy(input.existingItems, (i) => i.taskId),
     seenTasks: new Set(),
@@ -148,14 +149,13 @@ function planChecklistItem(
  * with it, so an entry's status always says whether it can be billed. Entries awaiting approval,
  * rejected or already billed keep their status (approval sets it from the task at that time).
  */
-function moveUninvoicedEntries(tx: Db, taskId: string, billable: boolean, at: string): void {
+function moveUninvoicedEntries(tx: Db, projectId: string, taskId: string, billable: boolean, at: string): void {
   const [from, to] = billable ? (['non_billable', 'unbilled'] as const) : (['unbilled', 'non_billable'] as const);
   // The task's entries by their combinations' numbers, which lead the reports' index.
-  const projectOfTask = tx.select({ id: tasks.projectId }).from(tasks).where(eq(tasks.id, taskId));
   const combos = tx
     .select({ id: timeEntryCombos.id })
     .from(timeEntryCombos)
-    .where(and(eq(timeEntryCombos.projectId, projectOfTask), eq(timeEntryCombos.taskId, taskId)));
+    .where(and(eq(timeEntryCombos.projectId, projectId), eq(timeEntryCombos.taskId, taskId)));
   tx.update(timeEntries)
     .set({ status: to, updatedAt: at })
     .where(and(inArray(timeEntries.comboId, combos), eq(timeEntries.status, from)))
@@ -166,7 +166,7 @@ export function applyTaskPlan(tx: Db, plan: TaskPlan): void {
   insertMany(tx, tasks, plan.taskInserts);
   for (const u of plan.taskUpdates) {
     tx.update(tasks).set(u.set).where(eq(tasks.id, u.id)).run();
-    if (u.set.billable !== undefined) moveUninvoicedEntries(tx, u.id, u.set.billable, u.set.updatedAt);
+    if (u.set.billable !== undefined) moveUninvoicedEntries(tx, plan.projectId, u.id, u.set.billable, u.set.updatedAt);
   }
   insertMany(tx, checklistItems, plan.itemInserts);
   for (const u of plan.itemUpdates) tx.update(checklistItems).set(u.set).where(eq(checklistItems.id, u.id)).run();
