@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageSizeOf } from '../src/workspaces/backup.ts';
 import { knownMigrations } from '../src/workspaces/migrate.ts';
 import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
 import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
@@ -22,6 +23,13 @@ beforeAll(async () => {
     expect(created.code).toBe(0);
     if (subdomain === 'acme') acme = { url: '', host: 'acme.localhost', key: JSON.parse(created.stdout).api_key, ownerEmail: 'owner@acme.test' };
   }
+  // acme as a file made before new files had 8 KiB pages: `vacuum` below gives it them.
+  const old = new BetterSqlite3(join(dataDir, 'acme.sqlite'));
+  old.pragma('journal_mode = DELETE');
+  old.pragma('page_size = 4096');
+  old.exec('VACUUM');
+  old.pragma('journal_mode = WAL');
+  old.close();
   const port = await freePort();
   server = await spawnHourbook({ ...env, PORT: String(port) }, ['serve']);
   acme.url = `http://127.0.0.1:${port}`;
@@ -77,15 +85,16 @@ describe('hourbook backup, check and restore while the server runs and writes', 
   it('check verifies every workspace file and fails on a damaged one', async () => {
     const ok = await hourbook(env, 'check');
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/acme\s+ok/);
-    expect(ok.stdout).toMatch(/globex\s+ok/);
+    expect(ok.stdout).toMatch(/acme\s+ok\s+\S+\s+4096 \(hourbook vacuum makes it 8192\)/);
+    expect(ok.stdout).toMatch(/globex\s+ok\s+\S+\s+8192$/m);
 
     const damagedDir = join(root, 'damaged');
     mkdirSync(damagedDir);
     const file = join(damagedDir, 'broken.sqlite');
     copyFileSync(join(backupDir, 'acme.sqlite'), file);
     const bytes = readFileSync(file);
-    bytes.fill(0x5a, 4096 * 3 + 8, 4096 * 3 + 600); // scribble over a b-tree page
+    const pageSize = bytes.readUInt16BE(16); // the file header's page size
+    bytes.fill(0x5a, pageSize * 3 + 8, pageSize * 3 + 600); // scribble over a b-tree page
     writeFileSync(file, bytes);
     const bad = await hourbook({ DATA_DIR: damagedDir }, 'check');
     expect(bad.code).toBe(1);
@@ -119,6 +128,32 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     const written = after.acked.filter((a) => !backupNames.has(a.name));
     const late = written.filter((a) => names.has(a.name));
     expect(late.length).toBeGreaterThan(0);
+  });
+
+  it('vacuum rewrites a served workspace with 8 KiB pages while it takes writes, and loses none', async () => {
+    const file = join(dataDir, 'acme.sqlite');
+    expect(pageSizeOf(file)).toBe(4096);
+    const writer = startWriter(acme, acmeClient, { prefix: 'vacuum' });
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await hourbook(env, 'vacuum', 'acme', '--json');
+    await new Promise((r) => setTimeout(r, 300));
+    await writer.stop();
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const [out] = JSON.parse(res.stdout).workspaces;
+    expect(out).toMatchObject({ subdomain: 'acme', page_size_before: 4096, page_size: 8192, retired: expect.stringMatching(/retired\/acme-before-vacuum-\d{8}T\d{6}Z\.sqlite$/) });
+    expect(existsSync(out.retired)).toBe(true);
+    expect(readdirSync(join(dataDir, '.transfer'))).toEqual([]);
+    // Writes during the copy were refused with 503 and retried; every acknowledged one is stored.
+    expect(writer.failures).toEqual([]);
+    expect(writer.retries).toBeGreaterThan(0);
+    expect(pageSizeOf(file)).toBe(8192);
+    expect(integrity(file)).toBe('ok');
+    const names = storedNames(file);
+    expect(writer.acked.length).toBeGreaterThan(5);
+    expect(writer.acked.filter((a) => !names.has(a.name))).toEqual([]);
+    // Everything the old file held is in the new one.
+    for (const name of storedNames(out.retired)) expect(names.has(name)).toBe(true);
   });
 
   it('restore refuses a copy that no longer matches its manifest', async () => {

@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { subdomainFromHost } from '../src/workspaces/host.ts';
+import BetterSqlite3 from 'better-sqlite3';
+import { backstopPages } from '../src/workspaces/checkpointer.ts';
+import { PAGE_SIZE } from '../src/workspaces/handle.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { createApiKey, revokeApiKey, verifyApiKey } from '../src/workspaces/keys.ts';
@@ -52,9 +55,27 @@ describe('WorkspaceRegistry', () => {
     expect(handle.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(handle.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
     expect(handle.sqlite.pragma('synchronous', { simple: true })).toBe(1); // NORMAL
+    expect(handle.sqlite.pragma('page_size', { simple: true })).toBe(PAGE_SIZE);
+    expect(PAGE_SIZE).toBe(8192);
     const tables = handle.sqlite.prepare("select name from sqlite_master where type='table'").all() as { name: string }[];
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['workspace', 'team_members', 'time_entries', 'invoices', 'outbox']));
     expect(reg.list()).toEqual(['one']);
+    reg.closeAll();
+  });
+
+  it('opens a file made with another page size as it is: its page size and its backstop in pages are its own', () => {
+    const reg = registry();
+    const file = reg.fileFor('old');
+    const made = new BetterSqlite3(file);
+    made.pragma('page_size = 4096');
+    made.exec('CREATE TABLE t (x)');
+    made.close();
+    const handle = reg.get('old')!;
+    expect(handle.sqlite.pragma('page_size', { simple: true })).toBe(4096);
+    expect(handle.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    handle.useCheckpointer({ waitFor: () => {} });
+    expect(handle.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(backstopPages(4096));
+    expect(backstopPages(4096)).toBe(2 * backstopPages(8192));
     reg.closeAll();
   });
 

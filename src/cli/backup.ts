@@ -1,20 +1,18 @@
-import { chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
-import { adminCall } from '../ops/node-client.ts';
 import { packageVersion } from '../package.ts';
 import type { AppServices } from '../services.ts';
-import { backupFile, checkFile, installCopy, isHealthy, sha256File, type BackupEntry, type BackupManifest } from '../workspaces/backup.ts';
+import { backupFile, checkFile, isHealthy, pageSizeOf, sha256File, type BackupEntry, type BackupManifest } from '../workspaces/backup.ts';
+import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, table, type Command } from './context.ts';
+import { replaceWorkspaceFile, resume, servingServer, stampOf, transferPath } from './replace-file.ts';
 
 const MANIFEST = 'manifest.json';
 
-/** A backup's directory name: its UTC time, sortable (`20261118T100000Z`). */
-const stampOf = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 
 /** The workspaces a command names, or every one on disk; an unknown name is a usage error. */
-function selected(services: AppServices, names: string[]): string[] {
+export function selected(services: AppServices, names: string[]): string[] {
   const all = services.registry.list();
   for (const name of names) if (!all.includes(name)) throw new UsageError(`no workspace named "${name}" under ${services.config.dataDir}`);
   return names.length > 0 ? names : all;
@@ -93,13 +91,6 @@ async function verifyEntry(dir: string, entry: BackupEntry): Promise<string> {
   return file;
 }
 
-/** Files written as root (a restore run with sudo) go to the data directory's owner, so the service can open them. */
-function ownLikeDataDir(file: string, dataDir: string): void {
-  if (process.getuid?.() !== 0) return;
-  const { uid, gid } = statSync(dataDir);
-  chownSync(file, uid, gid);
-}
-
 /**
  * `hourbook restore <backup-dir> [<subdomain>...] [--force]`: puts workspaces back from a backup,
  * after proving each copy against the manifest. An existing workspace is replaced only with
@@ -122,29 +113,15 @@ export const restore: Command = async (argv, services, io) => {
   const files = new Map<string, string>();
   for (const entry of entries) files.set(entry.subdomain, await verifyEntry(dir, entry));
 
-  const server = await runningServer(config.dataDir).catch(() => null);
-  const control = { socketPath: controlSocketPath(config.dataDir) };
+  const serving = await servingServer(services);
   const restored: string[] = [];
   for (const entry of entries) {
-    const target = registry.fileFor(entry.subdomain);
-    const incoming = join(config.dataDir, '.transfer', `${entry.subdomain}-restore.sqlite`);
-    mkdirSync(join(config.dataDir, '.transfer'), { recursive: true });
-    rmSync(incoming, { force: true });
+    const incoming = transferPath(services, entry.subdomain, 'restore');
     copyFileSync(files.get(entry.subdomain) as string, incoming);
-    ownLikeDataDir(incoming, config.dataDir);
-    const live = server !== null && registry.exists(entry.subdomain);
-    if (live) await adminCall(control, 'POST', `/workspaces/${entry.subdomain}/hand-over`, { reason: 'restore' });
     try {
-      if (existsSync(target)) {
-        const retiredDir = join(config.dataDir, 'retired');
-        mkdirSync(retiredDir, { recursive: true });
-        const aside = join(retiredDir, `${entry.subdomain}-before-restore-${stampOf(services.clock())}.sqlite`);
-        if (existsSync(`${target}-wal`)) renameSync(`${target}-wal`, `${aside}-wal`);
-        renameSync(target, aside);
-      }
-      installCopy(incoming, target);
+      await replaceWorkspaceFile(services, serving, entry.subdomain, incoming, 'restore');
     } finally {
-      if (server !== null) await adminCall(control, 'POST', `/workspaces/${entry.subdomain}/resume`);
+      await resume(serving, entry.subdomain);
     }
     restored.push(entry.subdomain);
   }
@@ -152,23 +129,25 @@ export const restore: Command = async (argv, services, io) => {
     io,
     values.json,
     { restored, from: dir, backup_created_at: manifest.created_at },
-    `restored ${restored.join(', ') || 'nothing'} from the backup of ${manifest.created_at}${server ? ` (served by pid ${server.pid}: handed over and resumed)` : ''}`,
+    `restored ${restored.join(', ') || 'nothing'} from the backup of ${manifest.created_at}${serving ? ` (served by pid ${serving.pid}: handed over and resumed)` : ''}`,
   );
 };
 
 /**
- * `hourbook check [<subdomain>...] [--quick]`: integrity_check (or quick_check), foreign keys and
- * schema version of every workspace file; exit status 1 when any file is damaged.
+ * `hourbook check [<subdomain>...] [--quick]`: integrity_check (or quick_check), foreign keys,
+ * schema version and page size of every workspace file; exit status 1 when any file is damaged.
  */
 export const check: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, { quick: { type: 'boolean' } });
   const results = selected(services, positionals).map((subdomain) => {
+    const file = services.registry.fileFor(subdomain);
+    const pageSize = pageSizeOf(file);
     let c: ReturnType<typeof checkFile>;
     try {
-      c = checkFile(services.registry.fileFor(subdomain), { quick: values.quick });
+      c = checkFile(file, { quick: values.quick });
     } catch (err) {
       // A file too damaged to open or read at all ("database disk image is malformed").
-      return { subdomain, ok: false, integrity: [(err as Error).message], foreign_key_violations: 0, schema_version: null, pending_migrations: [], newer_than_this_version: false };
+      return { subdomain, ok: false, integrity: [(err as Error).message], foreign_key_violations: 0, schema_version: null, pending_migrations: [], newer_than_this_version: false, page_size: pageSize };
     }
     return {
       subdomain,
@@ -178,13 +157,15 @@ export const check: Command = (argv, services, io) => {
       schema_version: c.schema.version,
       pending_migrations: c.schema.pending.map((m) => m.tag),
       newer_than_this_version: c.schema.newer,
+      page_size: pageSize,
     };
   });
   const rows = results.map((r) => [
     r.subdomain,
     r.ok ? 'ok' : `DAMAGED: ${[...(r.integrity[0] === 'ok' ? [] : r.integrity.slice(0, 2)), ...(r.foreign_key_violations ? [`${r.foreign_key_violations} foreign key violations`] : [])].join('; ')}`,
     `${r.schema_version ?? 'none'}${r.pending_migrations.length ? ` (${r.pending_migrations.length} pending)` : ''}${r.newer_than_this_version ? ' (newer than this hourbook)' : ''}`,
+    `${r.page_size}${r.page_size === PAGE_SIZE ? '' : ` (hourbook vacuum makes it ${PAGE_SIZE})`}`,
   ]);
-  print(io, values.json, { workspaces: results }, results.length ? table([['workspace', 'file', 'schema'], ...rows]) : 'no workspaces');
+  print(io, values.json, { workspaces: results }, results.length ? table([['workspace', 'file', 'schema', 'page size'], ...rows]) : 'no workspaces');
   if (results.some((r) => !r.ok)) throw new UsageError(`${results.filter((r) => !r.ok).length} workspace file(s) failed the check`);
 };

@@ -52,6 +52,7 @@ export const COMMANDS: CommandRow[] = [
   { words: 'restore', args: '<backup-dir> [<subdomain>...] [--force] [--json]', load: async () => (await import('./backup.ts')).restore },
   { words: 'check', args: '[<subdomain>...] [--quick] [--json]', load: async () => (await import('./backup.ts')).check },
   { words: 'migrate', args: '[<subdomain>...] [--check] [--json]', load: async () => (await import('./migrate.ts')).migrate },
+  { words: 'vacuum', args: '[<subdomain>...] [--json]', load: async () => (await import('./vacuum.ts')).vacuum },
   {
     words: 'litestream config',
     args: '[--replica URL] [--sync-interval 1s] [--endpoint URL] [--region R] [--force-path-style] [--out FILE]',

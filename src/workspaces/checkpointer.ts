@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../package.ts';
  * request in every few dozen writes pays for copying thousands of pages back into the database
  * file (and, under FULL or NORMAL, two fsyncs): about 30 ms of an invoice of 5,000 entries, and the
  * slowest commits of the write path. Here the workspace's own connection checkpoints only as a
- * backstop (`BACKSTOP_PAGES`), and a worker thread with a connection of its own runs a PASSIVE
+ * backstop (`backstopPages`), and a worker thread with a connection of its own runs a PASSIVE
  * checkpoint of each workspace that wrote since its last one (see `BATCH_CHANGES`). A
  * PASSIVE checkpoint never waits for or blocks writers or readers; SQLite's locks make a
  * checkpoint by another connection as safe as one by the writer.
@@ -26,11 +26,13 @@ import { PACKAGE_ROOT } from '../package.ts';
  * behind, it is what lets a WAL under steady writes start over: SQLite restarts the WAL only after
  * a checkpoint that no commit overlapped, which the worker's never is while requests keep writing,
  * so the writer's own checkpoint does it, inside one commit, with its two fsyncs (20-50 ms here).
- * At 4,000 pages that commit came about once a second under the bench's load and made the slowest
- * 1 % of requests (p99 2.1× the floor's); at 16,000 pages (64 MB of WAL at most) it comes a
- * quarter as often, and the worker has copied nearly every page by then.
+ * At 16 MB of WAL that commit came about once a second under the bench's load and made the slowest
+ * 1 % of requests (p99 2.1× the floor's); at 64 MB it comes a quarter as often, and the worker has
+ * copied nearly every page by then. SQLite counts it in pages, so the pages are those of the file's
+ * own page size (files made before 8 KiB pages keep 4 KiB ones until `hourbook vacuum`).
  */
-export const BACKSTOP_PAGES = 16000;
+const BACKSTOP_WAL_BYTES = 64 * 1024 * 1024;
+export const backstopPages = (pageSize: number) => Math.round(BACKSTOP_WAL_BYTES / pageSize);
 /** How often the open workspaces are looked at. */
 const INTERVAL_MS = 200;
 /**

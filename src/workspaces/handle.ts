@@ -1,10 +1,20 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Database } from '../db/index.ts';
-import { BACKSTOP_PAGES, type Checkpointer } from './checkpointer.ts';
+import { backstopPages, type Checkpointer } from './checkpointer.ts';
 import { CommitGroup } from './commit-group.ts';
 import { migrateIfBehind } from './migrate.ts';
 import { WalSync } from './wal-sync.ts';
+
+/**
+ * The page size of a new workspace file. With SQLite's default of 4 KiB, an invoice of 5,000
+ * entries took 15 % longer: marking each entry billed moves it within three indexes, and with pages
+ * twice as large those moves touch half as many pages in B-trees a level shallower (`npm run bench`,
+ * invoices; reports and exports read the same or faster, the write path is unchanged). 16 KiB gained
+ * little more and doubles again the size of a new, empty file (about 1.1 MB at 8 KiB). An existing
+ * file keeps the page size it was made with until `hourbook vacuum` rewrites it.
+ */
+export const PAGE_SIZE = 8192;
 
 export interface OpenOptions {
   synchronous: 'FULL' | 'NORMAL';
@@ -36,6 +46,8 @@ export class WorkspaceHandle {
     this.walSync = opts.synchronous === 'FULL' ? new WalSync(`${file}-wal`) : null;
     this.commits = new CommitGroup(this.sqlite, opts.commitDelayMs ?? 0, this.walSync);
     try {
+      // Only a file that has no page yet takes a page size; WAL mode fixes it from then on.
+      if (this.sqlite.pragma('page_count', { simple: true }) === 0) this.sqlite.pragma(`page_size = ${PAGE_SIZE}`);
       this.sqlite.pragma('journal_mode = WAL');
       this.sqlite.pragma('foreign_keys = ON');
       this.sqlite.pragma('busy_timeout = 5000');
@@ -67,7 +79,7 @@ export class WorkspaceHandle {
   /** From now on `checkpointer` checkpoints this file's WAL; the connection's own checkpoint becomes a backstop. */
   useCheckpointer(checkpointer: NonNullable<OpenOptions['checkpointer']>): void {
     this.checkpointer = checkpointer;
-    this.sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    this.sqlite.pragma(`wal_autocheckpoint = ${backstopPages(this.sqlite.pragma('page_size', { simple: true }) as number)}`);
   }
 
   /** How many times the server synced this file's WAL after a shared commit (FULL only). */

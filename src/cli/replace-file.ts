@@ -1,0 +1,72 @@
+import { chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
+import { adminCall } from '../ops/node-client.ts';
+import type { AppServices } from '../services.ts';
+import { installCopy } from '../workspaces/backup.ts';
+
+/**
+ * Putting a new copy of a workspace file in place of the one a server may be serving: what
+ * `restore` and `vacuum` share. The copy is prepared in `DATA_DIR/.transfer/`; a server that
+ * serves the data directory (it answers on the control socket) hands the workspace over first
+ * (every request for it gets 503 `workspace_moved` with `Retry-After: 1`, its file is closed) and
+ * resumes it after, so no request ever sees a half-replaced file.
+ */
+
+/** A UTC time as it appears in file names: sortable, `20261118T100000Z`. */
+export const stampOf = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+/** The server serving the data directory, and how to reach it; null when none does. */
+export async function servingServer(services: AppServices) {
+  const server = await runningServer(services.config.dataDir).catch(() => null);
+  return server && { pid: server.pid, control: { socketPath: controlSocketPath(services.config.dataDir) } };
+}
+export type Serving = Awaited<ReturnType<typeof servingServer>>;
+
+/** `DATA_DIR/.transfer/<subdomain>-<what>.sqlite`, cleared: where a copy is prepared before it is put in place. */
+export function transferPath(services: AppServices, subdomain: string, what: string): string {
+  const dir = join(services.config.dataDir, '.transfer');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${subdomain}-${what}.sqlite`);
+  rmSync(path, { force: true });
+  return path;
+}
+
+/** Files written as root (a command run with sudo) go to the data directory's owner, so the service can open them. */
+export function ownLikeDataDir(file: string, dataDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  const { uid, gid } = statSync(dataDir);
+  chownSync(file, uid, gid);
+}
+
+/** Asks the serving process to pause the workspace's writes (reads go on) until it is resumed. */
+export async function pauseWrites(serving: Serving, subdomain: string, reason: string): Promise<void> {
+  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/pause`, { reason });
+}
+
+/** Lifts whatever hold the serving process keeps on the workspace (a pause or a hand-over). */
+export async function resume(serving: Serving, subdomain: string): Promise<void> {
+  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/resume`);
+}
+
+/**
+ * Puts `incoming` in place as the workspace's file, handed over by the serving process if it serves
+ * one now. The current file, with its WAL, is kept as `DATA_DIR/retired/<subdomain>-before-<what>-<time>.sqlite`;
+ * returns that path, or null when there was no file. The caller resumes the workspace.
+ */
+export async function replaceWorkspaceFile(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string): Promise<string | null> {
+  const { registry, config } = services;
+  ownLikeDataDir(incoming, config.dataDir);
+  if (serving && registry.exists(subdomain)) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: what });
+  const target = registry.fileFor(subdomain);
+  let aside: string | null = null;
+  if (existsSync(target)) {
+    const retiredDir = join(config.dataDir, 'retired');
+    mkdirSync(retiredDir, { recursive: true });
+    aside = join(retiredDir, `${subdomain}-before-${what}-${stampOf(services.clock())}.sqlite`);
+    if (existsSync(`${target}-wal`)) renameSync(`${target}-wal`, `${aside}-wal`);
+    renameSync(target, aside);
+  }
+  installCopy(incoming, target);
+  return aside;
+}
