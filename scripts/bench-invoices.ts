@@ -52,7 +52,7 @@ const BILLING_INDEXES = ['time_entries_report_idx', 'time_entries_unbilled_idx',
  */
 function floorStatements(sqlite: BetterSqlite3.Database) {
   const read = sqlite.prepare(
-    `SELECT e.rowid AS rowid, e.id, e.seconds, e.project_id, e.task_id, e.user_id, e.status, p.hourly_rate_minor
+    `SELECT e.rowid AS rowid, e.id, e.seconds, e.combo_id, e.status, p.hourly_rate_minor
      FROM json_each(?) AS named CROSS JOIN time_entries e ON e.id = named.value JOIN projects p ON p.id = e.project_id`,
   );
   const invoice = sqlite.prepare(
@@ -60,17 +60,17 @@ function floorStatements(sqlite: BetterSqlite3.Database) {
      VALUES (?, ?, (SELECT id FROM team_members LIMIT 1), ?, 'USD', '2026-11-16', '2026-12-16', 0, 0, 0, ?, 'x', 'x')`,
   );
   const line = sqlite.prepare(
-    `INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, project_id, task_id, user_id, notes, seconds, hourly_rate_minor, amount_minor)
-     VALUES (?, ?, 'time_entry', ?, ?, ?, ?, ?, '', ?, ?, ?)`,
+    `INSERT INTO invoice_lines (invoice_id, kind, position, time_entry_id, combo_id, notes, seconds, hourly_rate_minor, amount_minor)
+     VALUES (?, 'time_entry', ?, ?, ?, '', ?, ?, ?)`,
   );
   const bill = sqlite.prepare(`UPDATE time_entries SET status = 'billed', invoice_id = ?, updated_at = ? WHERE rowid IN (SELECT value FROM json_each(?)) AND +status = 'unbilled'`);
   return sqlite.transaction((clientId: string, number: string, ids: string[]) => {
     const json = JSON.stringify(ids);
-    const rows = read.all(json) as { rowid: number; id: string; seconds: number; project_id: string; task_id: string; user_id: string; hourly_rate_minor: number }[];
+    const rows = read.all(json) as { rowid: number; id: string; seconds: number; combo_id: number; hourly_rate_minor: number }[];
     const invoiceId = randomUUID();
     invoice.run(invoiceId, clientId, `${number}-floor`, randomUUID());
     rows.forEach((r, i) =>
-      line.run(randomUUID(), invoiceId, i, r.id, r.project_id, r.task_id, r.user_id, r.seconds, r.hourly_rate_minor, Math.floor((r.seconds * r.hourly_rate_minor * 2 + 3600) / 7200)),
+      line.run(invoiceId, i, r.id, r.combo_id, r.seconds, r.hourly_rate_minor, Math.floor((r.seconds * r.hourly_rate_minor * 2 + 3600) / 7200)),
     );
     bill.run(invoiceId, new Date().toISOString(), JSON.stringify(rows.map((r) => r.rowid)));
   });

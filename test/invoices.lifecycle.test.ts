@@ -6,7 +6,7 @@ import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { callerFor, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
-import { makeClient, makeMember, makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
+import { makeClient, makeMember, makeProjectSetup, makeRecipient, makeTimeEntry, makeTask } from './helpers/factories.ts';
 
 let env: TestEnv;
 let ws: TestWorkspace;
@@ -274,10 +274,15 @@ describe('credit notes (invoices.void)', () => {
     expect(res.invoice).toMatchObject({ status: 'void', credit_note_id: res.credit_note!.id, amount_paid: 20, balance_due: 0 });
     expect(res.credit_note).toMatchObject({ kind: 'credit_note', number: expect.stringMatching(/^CN-\d{4}$/), credited_invoice_id: inv.id, total: -120, subtotal: -100, tax_total: -20, notes: 'Wrong client', status: 'draft', balance_due: 0 });
     const { invoice: note } = await ws.caller.invoices.get({ invoice_id: res.credit_note!.id });
-    expect(note.lines).toMatchObject([{ time_entry_id: s.entries[0]!.id, amount: -100 }]);
+    expect(note.lines).toMatchObject([{ ...s.line(s.entries[0]!), amount: -100 }]);
     expect(note.taxes).toMatchObject([{ name: 'VAT', amount: -20 }]);
     expect(entryRow(s.entries[0]!.id)).toMatchObject({ status: 'unbilled', invoiceId: null });
-    expect((await ws.caller.invoices.get({ invoice_id: inv.id })).invoice.lines).toHaveLength(1);
+    // The released entry may now move to another task: the void invoice's line still names what it billed.
+    const other = makeTask(ws.handle.db, s.project.id);
+    ws.handle.db.update(timeEntries).set({ taskId: other.id }).where(eq(timeEntries.id, s.entries[0]!.id)).run();
+    const voidedLines = (await ws.caller.invoices.get({ invoice_id: inv.id })).invoice.lines;
+    expect(voidedLines).toMatchObject([{ ...s.line(s.entries[0]!), amount: 100 }]);
+    expect(voidedLines[0]!.id).not.toBe(note.lines[0]!.id);
     const voided = eventTypes().find((e) => e.type === 'invoice.voided' && JSON.parse(e.data).invoice.id === inv.id)!;
     expect(JSON.parse(voided.data).credit_note.number).toBe(res.credit_note!.number);
     // The credit note can be e-mailed like a draft; invoice numbering is not disturbed.

@@ -100,8 +100,8 @@ describe('upgrading workspace files', () => {
       const entryIndexes = indexesOf(db, 'time_entries');
       expect(entryIndexes).toContain('time_entries_pending_idx');
       expect(entryIndexes.filter((name) => name === 'time_entries_status_idx' || name === 'time_entries_invoice_idx')).toEqual([]);
-      const read = db.prepare('SELECT id, invoice_id, kind, position, time_entry_id, notes, amount_minor FROM invoice_lines ORDER BY invoice_id, position').raw().all();
-      expect(read).toEqual(lines); // made in invoice and position order
+      const read = db.prepare('SELECT invoice_id, kind, position, time_entry_id, notes, amount_minor FROM invoice_lines ORDER BY invoice_id, position').raw().all();
+      expect(read).toEqual(lines.map(([, ...rest]) => rest)); // 0012 numbers the lines instead of their UUIDs
       expect(db.pragma('foreign_key_check')).toEqual([]);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
@@ -154,6 +154,83 @@ describe('upgrading workspace files', () => {
       expect(db.prepare("SELECT combo_id FROM time_entries WHERE id = 'new'").pluck().get()).toBe(5);
       db.prepare("UPDATE time_entries SET task_id = 't2' WHERE id = 'e0a'").run();
       expect(db.prepare("SELECT c.task_id FROM time_entries e JOIN time_entry_combos c ON c.id = e.combo_id WHERE e.id = 'e0a'").pluck().get()).toBe('t2');
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      handle.close();
+    }
+  });
+
+  it('0012 stores a time line\'s project, task and person as its combination and numbers every line, each line reading as before', () => {
+    const tag = '0012_invoice_lines_compact';
+    const before = knownMigrations().findIndex((m) => m.tag === tag);
+    expect(before).toBeGreaterThan(0);
+    mkdirSync(join(root, 'compact'), { recursive: true });
+    const file = join(root, 'compact', 'acme.sqlite');
+    const old = new BetterSqlite3(file);
+    old.pragma('journal_mode = WAL');
+    migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+    // The lines, their entries and combinations matter here; the rows they name otherwise do not.
+    old.pragma('foreign_keys = OFF');
+    const at = '2026-01-01T00:00:00.000Z';
+    const entry = old.prepare(
+      `INSERT INTO time_entries (id, client_id, project_id, task_id, user_id, recorded_on, entered_seconds, seconds, status, created_at, updated_at)
+       VALUES (?, 'c', ?, ?, ?, '2026-01-10', 60, 60, 'billed', ?, ?)`,
+    );
+    entry.run('e1', 'p1', 't1', 'u1', at, at);
+    entry.run('e2', 'p1', 't2', 'u1', at, at);
+    const invoice = old.prepare(
+      `INSERT INTO invoices (id, client_id, creator_id, number, currency, issue_date, due_date, subtotal_minor, tax_minor, total_minor, public_token, created_at, updated_at)
+       VALUES (?, 'c', 'u', ?, 'EUR', ?, '2026-03-31', 0, 0, 0, ?, ?, ?)`,
+    );
+    invoice.run('i1', 'N-1', '2026-02-01', 'token-1', at, at);
+    invoice.run('i2', 'N-2', '2026-02-15', 'token-2', at, at);
+    const line = old.prepare(
+      `INSERT INTO invoice_lines (id, invoice_id, kind, position, time_entry_id, project_id, task_id, user_id, notes, seconds, hours, hourly_rate_minor, quantity_milli, unit_amount_minor, file, amount_minor)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    // i1: two time lines of entries that exist, and one of an entry deleted since (its combination was never kept);
+    // i2: two service lines, one for a project. Inserted out of position order.
+    const made = [
+      ['l-a', 'i1', 'time_entry', 1, 'e2', 'p1', 't2', 'u1', '', 60, '0.0100', 9000, null, null, null, 150],
+      ['l-b', 'i1', 'time_entry', 0, 'e1', 'p1', 't1', 'u1', 'first', 60, null, 9000, null, null, null, 150],
+      ['l-c', 'i1', 'time_entry', 2, 'gone', 'p9', 't9', 'u9', '', 120, null, 9000, null, null, null, 300],
+      ['l-d', 'i2', 'service', 0, null, 'p1', null, null, 'Design', null, null, null, 1500, 2000, null, 3000],
+      ['l-e', 'i2', 'service', 1, null, null, null, null, 'Hosting', null, null, null, 1000, 500, 'x.pdf', 500],
+    ] as const;
+    for (const l of made) line.run(...l);
+    const combosBefore = old.prepare('SELECT id, project_id, task_id, user_id, first_on, last_on FROM time_entry_combos ORDER BY id').raw().all();
+    expect(combosBefore).toHaveLength(2);
+    old.close();
+
+    const handle = new WorkspaceHandle('acme', file, { synchronous: 'FULL' });
+    try {
+      const db = handle.sqlite;
+      expect(schemaState(db).pending).toEqual([]);
+      // Existing combinations keep their numbers; the one only a line knew is added, dated by its invoice.
+      expect(db.prepare('SELECT id, project_id, task_id, user_id, first_on, last_on FROM time_entry_combos ORDER BY id').raw().all()).toEqual([
+        ...combosBefore,
+        [3, 'p9', 't9', 'u9', '2026-02-01', '2026-02-01'],
+      ]);
+      // Numbered in the order the lines were made; a time line keeps no project of its own.
+      expect(db.prepare('SELECT id, invoice_id, position, combo_id, project_id FROM invoice_lines ORDER BY id').raw().all()).toEqual([
+        [1, 'i1', 1, 2, null],
+        [2, 'i1', 0, 1, null],
+        [3, 'i1', 2, 3, null],
+        [4, 'i2', 0, null, 'p1'],
+        [5, 'i2', 1, null, null],
+      ]);
+      // Each line reads as it did: its ids through its combination, everything else as stored.
+      const read = db
+        .prepare(
+          `SELECT l.invoice_id, l.kind, l.position, l.time_entry_id, coalesce(l.project_id, c.project_id), c.task_id, c.user_id, l.notes, l.seconds, l.hours,
+             l.hourly_rate_minor, l.quantity_milli, l.unit_amount_minor, l.file, l.amount_minor
+           FROM invoice_lines l LEFT JOIN time_entry_combos c ON c.id = l.combo_id ORDER BY l.invoice_id, l.position`,
+        )
+        .raw()
+        .all();
+      const sorted = [...made].sort((a, b) => a[1].localeCompare(b[1]) || a[3] - b[3]);
+      expect(read).toEqual(sorted.map(([, ...rest]) => rest));
+      expect(indexesOf(db, 'invoice_lines')).toEqual(['invoice_lines_invoice_idx']);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
       handle.close();

@@ -152,7 +152,7 @@ export function previewInvoice(scope: Scope, input: z.output<typeof previewInput
   return {
     currency,
     lines: priced.lines.map((line) => {
-      const record = toLineRecord({ ...line, id: '', invoiceId: '' }, currency);
+      const record = toLineRecord({ ...line, id: 0 }, currency);
       return {
         kind: record.kind,
         time_entry_id: record.time_entry_id,

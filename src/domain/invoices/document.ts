@@ -1,10 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { clients, invoiceLines, invoices, invoiceTaxes, payments, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
+import { clients, invoiceLines, invoices, invoiceTaxes, payments, projects, tasks, teamMembers, timeEntries, timeEntryCombos } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
 import { readIdentity, type Identity } from '../workspace/identity.ts';
 import { balanceDueMinor, isOverdue, todayIn } from './balance.ts';
-import { findInvoice } from './queries.ts';
+import { findInvoice, lineProjectId } from './queries.ts';
 import { lineHours, publicInvoiceUrl, type InvoiceRow, type TaxRow } from './records.ts';
 
 export interface DocumentLine {
@@ -120,9 +120,10 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): 
     })
     .from(invoiceLines)
     .leftJoin(timeEntries, eq(timeEntries.id, invoiceLines.timeEntryId))
-    .leftJoin(projects, eq(projects.id, invoiceLines.projectId))
-    .leftJoin(tasks, eq(tasks.id, invoiceLines.taskId))
-    .leftJoin(teamMembers, eq(teamMembers.id, invoiceLines.userId))
+    .leftJoin(timeEntryCombos, eq(timeEntryCombos.id, invoiceLines.comboId))
+    .leftJoin(projects, eq(projects.id, lineProjectId))
+    .leftJoin(tasks, eq(tasks.id, timeEntryCombos.taskId))
+    .leftJoin(teamMembers, eq(teamMembers.id, timeEntryCombos.userId))
     .where(eq(invoiceLines.invoiceId, invoice.id))
     .orderBy(asc(invoiceLines.position))
     .all();

@@ -1,9 +1,9 @@
 import { asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db } from '../../db/index.ts';
-import { invoiceLines, invoiceProjects, invoiceTaxes } from '../../db/schema/index.ts';
+import { invoiceProjects, invoiceTaxes } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
-import { findInvoice } from './queries.ts';
+import { findInvoice, readLines } from './queries.ts';
 import { invoiceRecipientIds } from './store.ts';
 import { toLineRecord, toTaxRecord, type InvoiceRow } from './records.ts';
 import type { getOutput, invoiceIdInput } from './schemas.ts';
@@ -12,7 +12,7 @@ import { summaryOf } from './summaries.ts';
 
 /** One invoice with its lines, taxes, projects and recipients, read through `db` (a transaction after a write). */
 export function invoiceDetailOf(scope: Scope, db: Db, row: InvoiceRow): z.output<typeof getOutput> {
-  const lines = db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();
+  const lines = readLines(db, row.id);
   const taxes = db.select().from(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, row.id)).orderBy(asc(invoiceTaxes.position)).all();
   const projectIds = db.select({ id: invoiceProjects.projectId }).from(invoiceProjects).where(eq(invoiceProjects.invoiceId, row.id)).all();
   return {

@@ -22,6 +22,8 @@ export interface BillableEntry {
   /** The entry's row in the workspace file, valid for the transaction that read it. */
   rowid: number;
   id: string;
+  /** The entry's (project, task, person) combination in `time_entry_combos`. */
+  comboId: number;
   clientId: string;
   projectId: string;
   taskId: string;
@@ -43,6 +45,8 @@ export interface ComputedLine {
   kind: 'time_entry' | 'service';
   position: number;
   timeEntryId: string | null;
+  /** Time lines: the entry's combination, which is what the line stores of its project, task and person. */
+  comboId: number | null;
   projectId: string | null;
   taskId: string | null;
   userId: string | null;
@@ -172,6 +176,7 @@ export function computeTimeLines(
       kind: 'time_entry',
       position: i,
       timeEntryId: entry.id,
+      comboId: entry.comboId,
       projectId: entry.projectId,
       taskId: entry.taskId,
       userId: entry.userId,
@@ -211,6 +216,7 @@ export function computeServiceLines(
       kind: 'service',
       position: i,
       timeEntryId: null,
+      comboId: null,
       projectId: line.project_id ?? null,
       taskId: null,
       userId: null,

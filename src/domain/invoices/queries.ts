@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { connectionOf, type Database, type Db } from '../../db/index.ts';
-import { invoices } from '../../db/schema/index.ts';
+import { invoiceLines, invoices, timeEntryCombos } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
 import type { Scope } from '../scope.ts';
 import type { BillableEntry, ComputedLine } from './lines.ts';
@@ -14,9 +13,46 @@ export function findInvoice(db: Db, invoiceId: string): InvoiceRow {
   return row;
 }
 
-/** The columns of an invoice line, in the order `insertLine` binds them. */
+/**
+ * A line's project: a time line's is its combination's, a service line's its own (see the table's
+ * comment in src/db/schema/invoices.ts). For queries that join `time_entry_combos` on the line.
+ */
+export const lineProjectId = sql<string | null>`coalesce(${invoiceLines.projectId}, ${timeEntryCombos.projectId})`;
+
+/** A stored line as every reader sees it: a time line's project, task and person read from its combination. */
+const lineFields = {
+  id: invoiceLines.id,
+  kind: invoiceLines.kind,
+  position: invoiceLines.position,
+  timeEntryId: invoiceLines.timeEntryId,
+  projectId: lineProjectId,
+  taskId: timeEntryCombos.taskId,
+  userId: timeEntryCombos.userId,
+  notes: invoiceLines.notes,
+  seconds: invoiceLines.seconds,
+  hours: invoiceLines.hours,
+  hourlyRateMinor: invoiceLines.hourlyRateMinor,
+  quantityMilli: invoiceLines.quantityMilli,
+  unitAmountMinor: invoiceLines.unitAmountMinor,
+  file: invoiceLines.file,
+  amountMinor: invoiceLines.amountMinor,
+};
+
+/** An invoice's lines in position order; with `page`, only the `limit` lines after position `after`. */
+export function readLines(db: Db, invoiceId: string, page?: { after: number; limit: number }) {
+  const query = db
+    .select(lineFields)
+    .from(invoiceLines)
+    .leftJoin(timeEntryCombos, eq(timeEntryCombos.id, invoiceLines.comboId))
+    .where(page ? and(eq(invoiceLines.invoiceId, invoiceId), gt(invoiceLines.position, page.after)) : eq(invoiceLines.invoiceId, invoiceId))
+    .orderBy(asc(invoiceLines.position));
+  return page ? query.limit(page.limit).all() : query.all();
+}
+export type LineRow = ReturnType<typeof readLines>[number];
+
+/** The columns of an invoice line, in the order `insertLine` binds them (`id` is the row number SQLite gives). */
 const LINE_COLUMNS = [
-  'id', 'invoice_id', 'kind', 'position', 'time_entry_id', 'project_id', 'task_id', 'user_id', 'notes',
+  'invoice_id', 'kind', 'position', 'time_entry_id', 'combo_id', 'project_id', 'notes',
   'seconds', 'hours', 'hourly_rate_minor', 'quantity_milli', 'unit_amount_minor', 'file', 'amount_minor',
 ] as const;
 
@@ -62,12 +98,27 @@ export const invoiceStatements = (db: Database) => {
   };
 };
 
-/** Inserts an invoice's priced lines, one prepared statement run per line. */
+/**
+ * Inserts an invoice's priced lines, one prepared statement run per line. A time line is stored
+ * with its combination's number, not the three ids it stands for; only a line without one keeps
+ * its project.
+ */
 export function insertLines(scope: Pick<Scope, 'statements'>, invoiceId: string, lines: readonly ComputedLine[]): void {
   const { insertLine } = scope.statements(invoiceStatements);
   for (const l of lines) {
-    insertLine.run(randomUUID(), invoiceId, l.kind, l.position, l.timeEntryId, l.projectId, l.taskId, l.userId, l.notes, l.seconds, l.hours, l.hourlyRateMinor, l.quantityMilli, l.unitAmountMinor, l.file, l.amountMinor);
+    insertLine.run(invoiceId, l.kind, l.position, l.timeEntryId, l.comboId, l.comboId === null ? l.projectId : null, l.notes, l.seconds, l.hours, l.hourlyRateMinor, l.quantityMilli, l.unitAmountMinor, l.file, l.amountMinor);
   }
+}
+
+/**
+ * The lines of invoice `from` copied onto `to` with their amounts negated: a credit note's, which
+ * cancels the invoice line by line. One statement, whatever the number of lines.
+ */
+export function copyLinesNegated(db: Db, from: string, to: string): void {
+  const columns = LINE_COLUMNS.filter((c) => c !== 'invoice_id' && c !== 'amount_minor').join(', ');
+  connectionOf(db)
+    .prepare(`INSERT INTO invoice_lines (invoice_id, ${columns}, amount_minor) SELECT ?, ${columns}, -amount_minor FROM invoice_lines WHERE invoice_id = ? ORDER BY position`)
+    .run(to, from);
 }
 
 /**
@@ -101,6 +152,7 @@ export function billableEntries(scope: Pick<Scope, 'statements' | 'db'>, ids: re
     out.set(id, {
       rowid,
       id,
+      comboId,
       clientId,
       projectId: combo.projectId,
       taskId: combo.taskId,

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { invoiceLines, invoices, invoiceTaxes } from '../../db/schema/index.ts';
+import type { invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { fromMinor } from '../money.ts';
 import { balanceDueMinor, isOverdue } from './balance.ts';
 import { hoursOf } from '../time/hours.ts';
+import type { LineRow } from './queries.ts';
 import type { InvoiceRecord, InvoiceSummary } from './schemas.ts';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
-type LineRow = typeof invoiceLines.$inferSelect;
 export type TaxRow = typeof invoiceTaxes.$inferSelect;
 
 /** The spec's `invoice` object. */
@@ -71,7 +71,7 @@ export const lineHours = (line: { hours: string | null; seconds: number | null }
   line.hours !== null ? Number(line.hours) : line.seconds === null ? null : hoursOf(line.seconds);
 
 export const toLineRecord = (row: LineRow, currency: string) => ({
-  id: row.id,
+  id: String(row.id),
   kind: row.kind,
   position: row.position,
   time_entry_id: row.timeEntryId,

@@ -190,7 +190,8 @@ export const invoiceSummary = invoiceRecord.extend({
 export type InvoiceSummary = z.infer<typeof invoiceSummary>;
 
 const lineRecord = z.object({
-  id: idOut,
+  /** The line's number in the workspace; a draft's lines get new ones when they are replaced. */
+  id: z.string(),
   kind: z.enum(['time_entry', 'service']),
   position: z.number().int(),
   time_entry_id: idOut.nullable(),

@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Db, Transaction } from '../../db/index.ts';
-import { invoiceLines, invoiceProjects, invoices, invoiceTaxes } from '../../db/schema/index.ts';
+import { invoiceProjects, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { invalidField, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { getClientRow } from '../clients/queries.ts';
@@ -14,7 +14,7 @@ import { numberTaken } from './create.ts';
 import { invoiceDetailOf } from './get.ts';
 import type { BillableEntry } from './lines.ts';
 import { assertTotal, priceInvoice, type PricedInvoice, type PricingRequest } from './price.ts';
-import { billableEntries, findInvoice } from './queries.ts';
+import { billableEntries, findInvoice, readLines } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
 import type { getOutput, UpdateInput } from './schemas.ts';
 import { deleteLinesAndTaxes, insertPriced, projectsOf, projectsOfLines, recipientsOf, releaseEntries, setInvoiceProjects, setInvoiceRecipients } from './store.ts';
@@ -29,7 +29,7 @@ export function assertEditableDraft(row: InvoiceRow, what: string): void {
 
 /** A stored invoice's lines and taxes as the request that would price them the same again. */
 function storedRequest(db: Db, row: InvoiceRow): PricingRequest {
-  const lines = db.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();
+  const lines = readLines(db, row.id);
   const taxes = db.select().from(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, row.id)).orderBy(asc(invoiceTaxes.position)).all();
   const money = (minor: number | null) => (minor === null ? undefined : fromMinor(minor, row.currency));
   const timeLines = lines.filter((l) => l.kind === 'time_entry');

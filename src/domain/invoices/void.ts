@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Transaction } from '../../db/index.ts';
-import { invoiceLines, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, outbox } from '../../db/schema/index.ts';
+import { invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, outbox } from '../../db/schema/index.ts';
 import { AppError, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';
@@ -11,7 +11,7 @@ import type { ActorScope } from '../scope.ts';
 import { todayIn } from './balance.ts';
 import { numberTaken } from './create.ts';
 import { nextNumberOf } from './next-number.ts';
-import { findInvoice } from './queries.ts';
+import { copyLinesNegated, findInvoice } from './queries.ts';
 import { freshDocument, type InvoiceRow } from './records.ts';
 import { CANCELLED_PREFIX } from './settle.ts';
 import type { voidInput, voidOutput } from './schemas.ts';
@@ -63,8 +63,7 @@ function issueCreditNote(scope: ActorScope, tx: Transaction, row: InvoiceRow, in
     ...freshDocument(at),
   };
   tx.insert(invoices).values(note).run();
-  const lines = tx.select().from(invoiceLines).where(eq(invoiceLines.invoiceId, row.id)).orderBy(asc(invoiceLines.position)).all();
-  for (const l of lines) tx.insert(invoiceLines).values({ ...l, id: randomUUID(), invoiceId: note.id, amountMinor: -l.amountMinor }).run();
+  copyLinesNegated(tx, row.id, note.id);
   const taxes = tx.select().from(invoiceTaxes).where(eq(invoiceTaxes.invoiceId, row.id)).all();
   if (taxes.length) tx.insert(invoiceTaxes).values(taxes.map((t) => ({ ...t, id: randomUUID(), invoiceId: note.id, amountMinor: -t.amountMinor }))).run();
   const projectIds = tx.select({ id: invoiceProjects.projectId }).from(invoiceProjects).where(eq(invoiceProjects.invoiceId, row.id)).all();

@@ -1,10 +1,11 @@
 import { and, asc, between, eq, gt, or, type SQL } from 'drizzle-orm';
-import { invoiceLines, invoices, payments, teamMembers } from '../../db/schema/index.ts';
+import { invoices, payments, teamMembers } from '../../db/schema/index.ts';
 import { currencyDecimals, minorToDecimalString } from '../money.ts';
 import { inIds } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { hoursOf } from '../time/hours.ts';
 import { balanceDueMinor, paidMinorSql } from '../invoices/balance.ts';
+import { readLines, type LineRow } from '../invoices/queries.ts';
 import { csvHeader, csvLines, type CsvColumn } from './csv.ts';
 import { clientNames, nameOf, peopleNames, projectNames, taskNames } from './labels.ts';
 import { resolveRange, type DateRange } from './range.ts';
@@ -37,7 +38,6 @@ const invoiceColumns = {
   totalMinor: invoices.totalMinor,
   paidMinor: paidMinorSql,
 };
-type LineRow = typeof invoiceLines.$inferSelect;
 
 interface LineOut {
   invoice: InvoiceOut;
@@ -109,13 +109,7 @@ function* invoiceChunks(scope: Scope, range: DateRange, input: InvoicesExportInp
 function* linesOf(scope: Scope, invoiceId: string): Generator<LineRow[]> {
   let after = -1;
   for (;;) {
-    const chunk = scope.db
-      .select()
-      .from(invoiceLines)
-      .where(and(eq(invoiceLines.invoiceId, invoiceId), gt(invoiceLines.position, after)))
-      .orderBy(asc(invoiceLines.position))
-      .limit(LINE_CHUNK)
-      .all();
+    const chunk = readLines(scope.db, invoiceId, { after, limit: LINE_CHUNK });
     if (chunk.length === 0) return;
     yield chunk;
     after = chunk[chunk.length - 1]!.position;
