@@ -10,7 +10,6 @@ import { replaceWorkspaceFile, resume, servingServer, stampOf, transferPath } fr
 
 const MANIFEST = 'manifest.json';
 
-
 /** The workspaces a command names, or every one on disk; an unknown name is a usage error. */
 export function selected(services: AppServices, names: string[]): string[] {
   const all = services.registry.list();

@@ -14,8 +14,8 @@ const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
  * `hourbook vacuum [<subdomain>...]`: rewrites each workspace file compactly (`VACUUM INTO`) with
  * the page size new files get (8 KiB): the space of deleted rows goes back to the file system, and
  * a file made before that page size gets it, which makes invoices and reports on it faster. When a
- * server serves the workspace, its writes are paused while the copy is made (they get 503 and
- * retry; reads go on), then the checked copy is put in place as `restore` does: handed over,
+ * server serves the workspace, its writes are paused while the copy is made and checked (they get
+ * 503 and retry; reads go on); the copy then replaces the file as in `restore`: handed over,
  * installed, resumed. The previous file is kept in `DATA_DIR/retired/` until an operator deletes it.
  */
 export const vacuum: Command = async (argv, services, io) => {
@@ -31,7 +31,9 @@ export const vacuum: Command = async (argv, services, io) => {
     await pauseWrites(serving, subdomain, 'vacuum');
     try {
       copyCompacted(file, incoming, PAGE_SIZE);
-      const check = checkFile(incoming);
+      // quick_check, while writes wait: VACUUM INTO built every index afresh from its table, which
+      // is what the full check would compare (10 s against 0.2 s for a file of 265 MB).
+      const check = checkFile(incoming, { quick: true });
       if (!isHealthy(check)) throw new Error(`the compacted copy of ${subdomain} failed its integrity check: ${check.integrity.slice(0, 3).join('; ')}`);
       retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum');
     } finally {

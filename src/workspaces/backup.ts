@@ -45,9 +45,9 @@ export async function copyConsistent(source: string, target: string, opts: { sha
 /**
  * Writes a compact copy of a workspace file to `target` with SQLite's `VACUUM INTO`: every table
  * and index rebuilt in order, no free pages, and pages of `pageSize` bytes (a file's page size
- * changes only by such a rewrite). A consistent snapshot, like `copyConsistent`, but one that
- * writes no more than it must: the caller pauses the workspace's writes when the copy is to
- * replace the file, or the writes made meanwhile would be lost with the old file.
+ * changes only by such a rewrite). A consistent snapshot, like `copyConsistent`; a caller whose
+ * copy is to replace the file pauses the workspace's writes first, or the writes made meanwhile
+ * would be lost with the old file.
  */
 export function copyCompacted(source: string, target: string, pageSize: number): void {
   if (existsSync(target)) throw new Error(`${target} already exists`);
