@@ -61,16 +61,21 @@ const stateOf = (file: string) => {
 const indexesOf = (db: BetterSqlite3.Database, table: string) =>
   (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY name`).all(table) as { name: string }[]).map((r) => r.name);
 
+/** A workspace file at the schema just before migration `tag`, open on a connection in WAL mode. */
+function fileBefore(tag: string, dir: string): { file: string; old: BetterSqlite3.Database } {
+  const before = knownMigrations().findIndex((m) => m.tag === tag);
+  expect(before).toBeGreaterThan(0);
+  mkdirSync(join(root, dir), { recursive: true });
+  const file = join(root, dir, 'acme.sqlite');
+  const old = new BetterSqlite3(file);
+  old.pragma('journal_mode = WAL');
+  migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+  return { file, old };
+}
+
 describe('upgrading workspace files', () => {
   it('0008 rebuilds invoice_lines without its id and entry indexes, keeping every line in order', () => {
-    const tag = '0008_invoice_lines_unindexed';
-    const before = knownMigrations().findIndex((m) => m.tag === tag);
-    expect(before).toBeGreaterThan(0);
-    const file = join(root, 'lines', 'acme.sqlite');
-    mkdirSync(join(root, 'lines'), { recursive: true });
-    const old = new BetterSqlite3(file);
-    old.pragma('journal_mode = WAL');
-    migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+    const { file, old } = fileBefore('0008_invoice_lines_unindexed', 'lines');
     const at = '2026-01-01T00:00:00.000Z';
     old.prepare('INSERT INTO workspace (id, subdomain, name, time_zone, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('w', 'acme', 'Acme', 'UTC', at, at);
     old.prepare('INSERT INTO roles (name, created_at) VALUES (?, ?)').run('Owner', at);
@@ -110,14 +115,7 @@ describe('upgrading workspace files', () => {
   });
 
   it('0010 numbers every combination and puts each entry on its own, keying the reports\' indexes by that number', () => {
-    const tag = '0010_entry_combination_ids';
-    const before = knownMigrations().findIndex((m) => m.tag === tag);
-    expect(before).toBeGreaterThan(0);
-    mkdirSync(join(root, 'combos'), { recursive: true });
-    const file = join(root, 'combos', 'acme.sqlite');
-    const old = new BetterSqlite3(file);
-    old.pragma('journal_mode = WAL');
-    migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+    const { file, old } = fileBefore('0010_entry_combination_ids', 'combos');
     // Only the entries and their combinations matter here; their clients, projects and people do not.
     old.pragma('foreign_keys = OFF');
     const at = '2026-01-01T00:00:00.000Z';
@@ -161,14 +159,7 @@ describe('upgrading workspace files', () => {
   });
 
   it('0012 stores a time line\'s project, task and person as its combination and numbers every line, each line reading as before', () => {
-    const tag = '0012_invoice_lines_compact';
-    const before = knownMigrations().findIndex((m) => m.tag === tag);
-    expect(before).toBeGreaterThan(0);
-    mkdirSync(join(root, 'compact'), { recursive: true });
-    const file = join(root, 'compact', 'acme.sqlite');
-    const old = new BetterSqlite3(file);
-    old.pragma('journal_mode = WAL');
-    migrate(drizzle(old), { migrationsFolder: firstMigrations(before) });
+    const { file, old } = fileBefore('0012_invoice_lines_compact', 'compact');
     // The lines, their entries and combinations matter here; the rows they name otherwise do not.
     old.pragma('foreign_keys = OFF');
     const at = '2026-01-01T00:00:00.000Z';
