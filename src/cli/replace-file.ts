@@ -33,7 +33,7 @@ export function transferPath(services: AppServices, subdomain: string, what: str
 }
 
 /** Files written as root (a command run with sudo) go to the data directory's owner, so the service can open them. */
-export function ownLikeDataDir(file: string, dataDir: string): void {
+function ownLikeDataDir(file: string, dataDir: string): void {
   if (process.getuid?.() !== 0) return;
   const { uid, gid } = statSync(dataDir);
   chownSync(file, uid, gid);
