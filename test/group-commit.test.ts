@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +84,29 @@ describe('group commit (one workspace connection)', () => {
       other.close();
     }
     await request.durable();
+  });
+
+  // SQLite unlinks a temporary file as soon as it opens it; the open descriptor is what shows it.
+  it.skipIf(process.platform !== 'linux')('a write of a shared commit keeps its savepoint journal in memory: no temporary file is opened', async () => {
+    const { handle } = env.workspace('journal');
+    const rows = Array.from({ length: 3000 }, (_, n) => clientRow(`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, `Client ${n}`));
+    for (let n = 0; n < rows.length; n += 200) handle.db.insert(clients).values(rows.slice(n, n + 200)).run(); // about 60 pages, committed before the group
+    const temporaryFiles = () =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          return [readlinkSync(`/proc/self/fd/${fd}`)];
+        } catch {
+          return []; // closed since it was listed
+        }
+      }).filter((target) => /etilqs_/.test(target));
+    const before = temporaryFiles();
+    const request = openWorkspaceScope(env.services, handle, { shareCommit: true });
+    // Every page of the table changes inside the write's savepoint: each one's old copy is journaled.
+    request.scope.write((tx) => tx.run(sql`UPDATE clients SET internal_notes = 'seen in the savepoint'`));
+    expect(handle.sqlite.inTransaction).toBe(true);
+    expect(temporaryFiles()).toEqual(before);
+    await request.durable();
+    expect(handle.db.select({ notes: clients.internalNotes }).from(clients).all().every((c) => c.notes === 'seen in the savepoint')).toBe(true);
   });
 });
 
