@@ -58,8 +58,8 @@ export class WorkspaceHandle {
       // Statement and savepoint journals in memory, not in a temporary file: every write of a
       // shared commit runs in a savepoint whose journal holds a copy of each page it changes, and
       // past 64 KiB SQLite moved it to a file in /var/tmp, opened and unlinked per commit (the
-      // write path ~15 % slower). Set after the migrations, whose table-wide statements may still
-      // spill their journals to disk; a request's own write is small, or bounded by its invoice.
+      // write path ~15 % slower). A journal holds no more than the pages its write changes. Set
+      // after the migrations, whose table-wide statements may still spill theirs to disk.
       this.sqlite.pragma('temp_store = MEMORY');
       // No relational schema: building its query API cost about half a millisecond per open.
       this.db = drizzle(this.sqlite);
