@@ -25,7 +25,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { HAPROXY, startHaproxy } from '../test/helpers/haproxy.ts';
-import { freePort } from '../test/helpers/processes.ts';
+import { freePort } from '../test/helpers/ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The command operators run (the build's, as in an installed package; it checks `src/` is not newer). */

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageSizeOf } from '../src/workspaces/backup.ts';
 import { knownMigrations } from '../src/workspaces/migrate.ts';
 import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
-import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hourbook-backup-'));
 const dataDir = join(root, 'data');

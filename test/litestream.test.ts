@@ -7,7 +7,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { litestreamBinary } from '../src/ops/litestream.ts';
 import { prepareTarget, startWriter, storedNames, type Target, type Writer } from './helpers/load.ts';
-import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 const LITESTREAM = litestreamBinary();
 if (!LITESTREAM) console.log('litestream.test.ts skipped: no Litestream binary (the optional dependency @flydotio/litestream-linux-x64 is Linux x64 only; elsewhere put litestream on PATH)');

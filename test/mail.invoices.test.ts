@@ -10,7 +10,8 @@ import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
-import { freePort, startSmtp } from './helpers/smtp.ts';
+import { startSmtp } from './helpers/smtp.ts';
+import { freePort } from './helpers/ports.ts';
 
 /** An invoice with recipients, e-mailed; returns its id and the recipients. */
 async function sendInvoice(ws: TestWorkspace, opts: { copy?: boolean; attach?: boolean; replyTo?: string | null; link?: boolean } = {}) {

@@ -7,7 +7,8 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkspaceHandle } from '../src/workspaces/handle.ts';
 import { knownMigrations, MIGRATIONS_FOLDER, schemaState } from '../src/workspaces/migrate.ts';
-import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hourbook-migrate-'));
 const spawned: Spawned[] = [];

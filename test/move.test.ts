@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HAPROXY, startHaproxy, type Proxy } from './helpers/haproxy.ts';
 import { send } from './helpers/http.ts';
 import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
-import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 if (!HAPROXY) console.log('move.test.ts skipped: HAProxy is not installed (Debian package haproxy; .ci/run installs it)');
 

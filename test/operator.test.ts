@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, publicUrlFor } from '../src/config.ts';
-import { freePort, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hourbook-operator-'));
 const running: Spawned[] = [];

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { send } from './helpers/http.ts';
-import { freePort } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 /**
  * The shipped forms of hourbook, built as a user would: the Dockerfile's steps run on this machine

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { send } from './helpers/http.ts';
-import { freePort, spawnHourbook } from './helpers/processes.ts';
+import { spawnHourbook } from './helpers/processes.ts';
+import { freePort } from './helpers/ports.ts';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

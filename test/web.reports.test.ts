@@ -15,7 +15,7 @@ import { checkPage, DESKTOP, hasChromium, launchChromium, nav, NO_CHROMIUM } fro
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { seedAgency } from './helpers/report-factories.ts';
 import { BrowserSession, tokenOf } from './helpers/session.ts';
-import { freePort } from './helpers/smtp.ts';
+import { freePort } from './helpers/ports.ts';
 
 /** Checks a page (axe, phone width), photographs it and notes its name. */
 async function look(page: Page, name: string, seen: string[]): Promise<void> {

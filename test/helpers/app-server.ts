@@ -5,7 +5,8 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
 import { createServices, type AppServices } from '../../src/services.ts';
-import { freePort, startSmtp } from './smtp.ts';
+import { startSmtp } from './smtp.ts';
+import { freePort } from './ports.ts';
 
 /**
  * The whole product as a browser test meets it: a data directory, a real SMTP server, and a server

@@ -1,4 +1,4 @@
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -30,16 +30,6 @@ export async function startSmtp(port = 0): Promise<{ port: number; received: Rec
   const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   return { port: address.port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
-
-/** A port nothing listens on (yet). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
-
 
 /** The first message the server caught for this address, waiting for it up to `timeoutMs`. */
 export async function mailTo(smtp: { received: Received[] }, address: string, timeoutMs = 20_000): Promise<Received> {
