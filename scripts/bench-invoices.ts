@@ -200,9 +200,8 @@ export async function run(): Promise<void> {
      * this file and on a copy of it without the indexes an entry moves in when billed (the
      * reports', the unbilled summary's and `updated_since`'s), none of which the product can do
      * without. The copy is the file's own pages (a checkpoint, then a file copy), opened through
-     * the registry with the settings of every workspace connection. Measured one after the other,
-     * the two came out within a millisecond of each other whatever the indexes cost, as the
-     * machine's speed drifted between them. Medians, ms.
+     * the registry with the settings of every workspace connection. Alternated, since within one
+     * run this machine's speed drifts by more than the indexes cost. Medians, ms.
      */
     const billingIndexesCost = (): { withThem: number; without: number } => {
       handle.sqlite.pragma('wal_checkpoint(TRUNCATE)');
