@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join, resolve } from 'node:path';
 import { packageVersion } from '../package.ts';
 import type { AppServices } from '../services.ts';
-import { backupFile, checkFile, isHealthy, pageSizeOf, sha256File, type BackupEntry, type BackupManifest } from '../workspaces/backup.ts';
+import { backupFile, checkedAndHashed, checkFile, isHealthy, pageSizeOf, type BackupEntry, type BackupManifest } from '../workspaces/backup.ts';
 import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, table, type Command } from './context.ts';
@@ -83,10 +83,11 @@ function readManifest(dir: string): BackupManifest {
 async function verifyEntry(dir: string, entry: BackupEntry): Promise<string> {
   const file = join(dir, entry.file);
   if (!existsSync(file)) throw new UsageError(`${file} is missing from the backup`);
-  if (statSync(file).size !== entry.bytes || (await sha256File(file)) !== entry.sha256) {
-    throw new UsageError(`${file} does not match its manifest (size or SHA-256 differ): it was changed or damaged`);
-  }
-  if (!isHealthy(checkFile(file))) throw new UsageError(`${file} fails its integrity check`);
+  const changed = () => new UsageError(`${file} does not match its manifest (size or SHA-256 differ): it was changed or damaged`);
+  if (statSync(file).size !== entry.bytes) throw changed();
+  const { check, sha256 } = await checkedAndHashed(file);
+  if (sha256 !== entry.sha256) throw changed();
+  if (!isHealthy(check)) throw new UsageError(`${file} fails its integrity check`);
   return file;
 }
 

@@ -1,15 +1,16 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { AppError } from '../errors.ts';
 import { packageVersion } from '../package.ts';
 import { sendError } from '../rest/respond.ts';
 import type { AppServices } from '../services.ts';
-import { checkFile, copyConsistent, installCopy, isHealthy, sha256File } from '../workspaces/backup.ts';
+import { checkFile, copyConsistent, installCopy, isHealthy } from '../workspaces/backup.ts';
 import { isValidSubdomain } from '../workspaces/host.ts';
-import { downloadSnapshot } from './node-client.ts';
+import { downloadSnapshot, SNAPSHOT_BYTES, SNAPSHOT_SHA256 } from './node-client.ts';
 import type { Readiness } from './readiness.ts';
 
 /**
@@ -92,7 +93,8 @@ function holdRoutes(router: Router, services: AppServices): void {
 function transferRoutes(router: Router, services: AppServices): void {
   const { registry, config, logger } = services;
 
-  // A consistent copy taken now, streamed with its length and SHA-256 so the receiver can prove it.
+  // A consistent copy taken now, streamed with its length (a header) and SHA-256 (a trailer, hashed
+  // as it is sent: one read of the copy instead of two, in the time a move keeps writes paused).
   router.get('/workspaces/:subdomain/snapshot', async (req, res) => {
     const subdomain = workspaceOf(services, req);
     mkdirSync(transferDir(config.dataDir), { recursive: true });
@@ -100,9 +102,18 @@ function transferRoutes(router: Router, services: AppServices): void {
     try {
       await copyConsistent(registry.fileFor(subdomain), copy, { shareEventLoop: true });
       res.setHeader('Content-Type', 'application/vnd.sqlite3');
-      res.setHeader('Content-Length', String(statSync(copy).size));
-      res.setHeader('X-Hourbook-Sha256', await sha256File(copy));
-      await pipeline(createReadStream(copy, { highWaterMark: 1 << 20 }), res);
+      res.setHeader(SNAPSHOT_BYTES, String(statSync(copy).size));
+      res.setHeader('Trailer', SNAPSHOT_SHA256);
+      const hash = createHash('sha256');
+      const hashing = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      await pipeline(createReadStream(copy, { highWaterMark: 1 << 20 }), hashing, res, { end: false });
+      res.addTrailers({ [SNAPSHOT_SHA256]: hash.digest('hex') });
+      res.end();
     } finally {
       rmSync(copy, { force: true });
     }

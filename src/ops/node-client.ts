@@ -61,6 +61,10 @@ export async function adminCall<T = Record<string, unknown>>(address: NodeAddres
   return data as T;
 }
 
+/** A snapshot's length, a header of the answer, and its SHA-256, a trailer (the sender hashes it as it sends it). */
+export const SNAPSHOT_BYTES = 'X-Hourbook-Bytes';
+export const SNAPSHOT_SHA256 = 'X-Hourbook-Sha256';
+
 /**
  * Downloads a workspace snapshot into `target`, hashing it on the way; rejects unless the bytes
  * received are exactly what the sender announced (length and SHA-256).
@@ -71,7 +75,7 @@ export async function downloadSnapshot(address: NodeAddress, subdomain: string, 
     const data = await readJson(res);
     throw new NodeRequestError(typeof data.error === 'string' ? data.error : `HTTP ${res.statusCode}`, res.statusCode ?? 0, typeof data.code === 'string' ? data.code : undefined);
   }
-  const announced = { sha256: String(res.headers['x-hourbook-sha256'] ?? ''), bytes: Number(res.headers['content-length'] ?? -1) };
+  const announcedBytes = Number(res.headers[SNAPSHOT_BYTES.toLowerCase()] ?? -1);
   const hash = createHash('sha256');
   let bytes = 0;
   res.on('data', (chunk: Buffer) => {
@@ -85,6 +89,8 @@ export async function downloadSnapshot(address: NodeAddress, subdomain: string, 
     throw err;
   }
   const sha256 = hash.digest('hex');
+  // Read once the body has ended; absent when the sender stopped before the end.
+  const announced = { sha256: String(res.trailers[SNAPSHOT_SHA256.toLowerCase()] ?? ''), bytes: announcedBytes };
   if (sha256 !== announced.sha256 || bytes !== announced.bytes) {
     rmSync(target, { force: true });
     throw new Error(`the snapshot of ${subdomain} arrived damaged (${bytes} of ${announced.bytes} bytes, sha256 ${sha256.slice(0, 12)} ≠ ${announced.sha256.slice(0, 12)})`);
