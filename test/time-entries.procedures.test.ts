@@ -249,6 +249,18 @@ describe('timeEntries.update', () => {
     expect(mails[0]).toMatchObject({ kind: 'approval_request', toAddress: s.pm.email });
   });
 
+  it('an edit that resubmits a rejected entry counts it in its day again: refused past 24 hours, even when only the notes change', async () => {
+    const s = setup({ project: { enableApprovals: true } });
+    const { id } = await create(s, { hours: '20' });
+    await caller().reject({ email: s.pm.email, time_entry_id: id });
+    // rejected entries do not count, so the day takes 10 more hours
+    await create(s, { hours: '10' });
+    await expect(update(s.member.email, { time_entry_id: id, notes: 'fixed' })).rejects.toMatchObject(fails('daily_limit_exceeded'));
+    expect(row(id)).toMatchObject({ status: 'rejected', notes: '' });
+    const res = await update(s.member.email, { time_entry_id: id, hours: '14', notes: 'fixed' });
+    expect(res.time_entry).toMatchObject({ status: 'pending_approval', hours: 14 });
+  });
+
   it("an approved entry's changed work goes back for approval unless a manager changes it", async () => {
     const s = setup({ project: { enableApprovals: true } });
     const { id } = await create(s);

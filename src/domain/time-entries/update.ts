@@ -71,7 +71,8 @@ function planChange(scope: ActorScope, st: TimeEntryStatements, target: Editable
   if (input.checklist_items) assertChecklistItemsOfTask(st, task.id, input.checklist_items);
   const seconds = input.hours !== undefined ? roundUpSeconds(input.hours, project.timeRoundUpto) : entry.seconds;
   const hoursChanged = seconds !== entry.seconds;
-  if (dateChanged || hoursChanged) assertWithinDay(st, entry.userId, recordedOn, seconds, entry.id);
+  // A rejected entry does not count in its day; any edit resubmits it, so it must fit there again.
+  if (dateChanged || hoursChanged || entry.status === 'rejected') assertWithinDay(st, entry.userId, recordedOn, seconds, entry.id);
 
   const entryProjectUser = st.projectUser.get({ projectId: project.id, userId: entry.userId });
   const lockedSince = from.overriddenSince ?? into.overriddenSince;
