@@ -420,6 +420,18 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
       expect(res.status).toBe(201);
       expect(res.body.invoice.total).toBe(1.234);
     });
+
+    it('BHD near the bound: an amount a JSON number could not state exactly is 422 amount_too_large; the largest exact one is answered exactly', async () => {
+      const s = setup(env.alpha.handle.db, { entries: 0, currency: 'BHD' });
+      const services = (unit: number) => ({ ...body(s), invoice_services: [{ quantity: 9, unit_amount: unit }], invoice_time_entries: undefined });
+      // 9 × 999,999,999,999.999 = 8,999,999,999,999.991: 16 digits, answered as 8999999999999.99 before
+      const over = await post(s.client.id, { ...services(999999999999.999), total: 8999999999999.99 });
+      expect(over.status).toBe(422);
+      expect(over.body.code).toBe('amount_too_large');
+      const under = await post(s.client.id, { ...services(111111111111.111), number: 'BHD-EXACT', total: 999999999999.999 });
+      expect(under.status).toBe(201);
+      expect(under.body.invoice.total).toBe(999999999999.999);
+    });
   });
 
   describe('numbers', () => {

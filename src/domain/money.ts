@@ -46,6 +46,18 @@ export function decimalPlaces(value: number): number {
 }
 
 /**
+ * The most minor units an amount may have. An integer up to 10^15 has at most 15 significant
+ * digits, so both it and its value in major units (what responses carry, a JSON number) survive a
+ * round trip through a double exactly. 2^53, the end of exact integers, is not enough once the
+ * decimal point moves: 8,999,999,999,999,991 fils is exact, 8999999999999.991 KWD is answered as
+ * 8999999999999.99. For currencies of two decimals this is 10^13 major units, the inputs' bound.
+ */
+export const MAX_EXACT_MINOR = 10 ** 15;
+
+/** Whether `minor` is an amount every door can state exactly (see MAX_EXACT_MINOR). */
+export const isExactMinor = (minor: number): boolean => Number.isSafeInteger(minor) && Math.abs(minor) <= MAX_EXACT_MINOR;
+
+/**
  * An amount in the currency's minor units. Returns null when the value has more decimals than the
  * currency allows (12.345 USD) or is too large to be exact; callers turn that into a 422.
  */
@@ -54,7 +66,7 @@ export function toMinor(value: number, currency: string): number | null {
   const { negative, int, frac } = decimalParts(value);
   if (frac.replace(/0+$/, '').length > decimals) return null;
   const minor = Number(int + frac.padEnd(decimals, '0').slice(0, decimals));
-  if (!Number.isSafeInteger(minor)) return null;
+  if (!isExactMinor(minor)) return null;
   return negative ? -minor : minor;
 }
 

@@ -8,6 +8,8 @@ import {
   fromMinor,
   hoursAmountMinor,
   hoursToSeconds,
+  isExactMinor,
+  MAX_EXACT_MINOR,
   percentOfMinor,
   quantityAmountMinor,
   timeAmountMinor,
@@ -70,7 +72,7 @@ export interface ComputedTax {
   amountMinor: number;
 }
 
-const MAX_MINOR = BigInt(Number.MAX_SAFE_INTEGER);
+const MAX_MINOR = BigInt(MAX_EXACT_MINOR);
 
 /** What the rate rule reads about an entry: its project's billing method and the three rates. */
 export type RateFacts = Pick<BillableEntry, 'billingMethod' | 'projectRateMinor' | 'projectCurrency' | 'taskRateMinor' | 'personRateMinor'>;
@@ -105,7 +107,7 @@ const MAX_HOURS_DECIMALS = 4;
 
 /** A line amount must stay an exact integer in minor units. */
 function exactAmount(amount: number, at: string): number {
-  if (!Number.isSafeInteger(amount)) throw new AppError('unprocessable', 'amount_too_large', `${at}: the amount is too large to be represented exactly`);
+  if (!isExactMinor(amount)) throw new AppError('unprocessable', 'amount_too_large', `${at}: the amount is too large to be represented exactly`);
   return amount;
 }
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts';
-import { fromMinor } from '../money.ts';
+import { fromMinor, isExactMinor } from '../money.ts';
 
 /**
  * Report sums are added as BigInt, so no total is ever rounded by floating point; one beyond
@@ -16,8 +16,12 @@ export function exactNumber(value: bigint): number {
   return Number(value);
 }
 
-/** A minor-unit sum as the API's amount: a number with at most the currency's decimals. */
-export const amountOf = (minor: bigint, currency: string): number => fromMinor(exactNumber(minor), currency);
+/** A minor-unit sum as the API's amount: a number with at most the currency's decimals, exactly. */
+export function amountOf(minor: bigint, currency: string): number {
+  const exact = exactNumber(minor);
+  if (!isExactMinor(exact)) throw tooLarge();
+  return fromMinor(exact, currency);
+}
 
 /** Running sums per currency, kept in currency order for output. */
 export class PerCurrency<T> {
