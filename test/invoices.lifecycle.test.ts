@@ -269,9 +269,12 @@ describe('credit notes (invoices.void)', () => {
     // A total alone is checked against the stored one.
     expect(await code(ws.caller.invoices.update({ email, invoice_id: inv.id, total: 100 }))).toBe('total_mismatch');
     await ws.caller.invoices.markSent({ email, invoice_id: inv.id });
-    await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 20, method: 'cash' });
+    const paid = await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 20, method: 'cash' });
     const res = await ws.caller.invoices.void({ email, invoice_id: inv.id, reason: 'Wrong client' });
     expect(res.invoice).toMatchObject({ status: 'void', credit_note_id: res.credit_note!.id, amount_paid: 20, balance_due: 0 });
+    // The payment stays as the record of money to give back: a void invoice's payments are final.
+    expect(await code(ws.caller.invoices.deletePayment({ email, payment_id: paid.payment.id }))).toBe('invoice_void');
+    expect((await ws.caller.invoices.payments({ invoice_id: inv.id })).items).toHaveLength(1);
     expect(res.credit_note).toMatchObject({ kind: 'credit_note', number: expect.stringMatching(/^CN-\d{4}$/), credited_invoice_id: inv.id, total: -120, subtotal: -100, tax_total: -20, notes: 'Wrong client', status: 'draft', balance_due: 0 });
     const { invoice: note } = await ws.caller.invoices.get({ invoice_id: res.credit_note!.id });
     expect(note.lines).toMatchObject([{ ...s.line(s.entries[0]!), amount: -100 }]);

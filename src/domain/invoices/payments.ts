@@ -156,7 +156,8 @@ export function listPayments(scope: Scope, input: z.output<typeof invoiceIdInput
 /**
  * `invoices.deletePayment`: removes a payment recorded by mistake; the invoice's status follows
  * its remaining payments (`paid` → `partially_paid` → `sent`). A card payment the processor
- * reported cannot be deleted here (refund it with the processor).
+ * reported cannot be deleted here (refund it with the processor), nor can a payment of a void
+ * invoice: voiding it said that money is to be given back, and the payment is the record of it.
  */
 export function deletePayment(scope: Scope, input: z.output<typeof deletePaymentInput>): z.output<typeof statusChangeOutput> {
   requireAdmin(scope, 'delete payments');
@@ -166,12 +167,14 @@ export function deletePayment(scope: Scope, input: z.output<typeof deletePayment
     if (payment.providerPaymentId) {
       throw unprocessable('payment_from_processor', 'This payment was reported by the card processor; refund it there instead of deleting it here');
     }
-    tx.delete(payments).where(eq(payments.id, payment.id)).run();
     const invoice = findInvoice(tx, payment.invoiceId);
+    if (invoice.status === 'void') {
+      throw unprocessable('invoice_void', `Invoice ${invoice.number} is void: its payments stay as the record of the money to give back`);
+    }
+    tx.delete(payments).where(eq(payments.id, payment.id)).run();
     const at = scope.now.toISOString();
     const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
-    // A void invoice stays void; an issued one takes the status its remaining payments give it.
-    const status = invoice.status === 'void' ? 'void' : statusAfterPayments(invoice, paid);
+    const status = statusAfterPayments(invoice, paid);
     const [updated] = tx
       .update(invoices)
       .set({ status, paidAt: status === 'paid' ? invoice.paidAt : null, updatedAt: at })
