@@ -93,6 +93,9 @@ describe('editing a draft (invoices.update)', () => {
     const period = await ws.caller.invoices.update({ email, invoice_id: inv.id, due_date_period: 30 });
     expect(period.invoice).toMatchObject({ due_date: '2026-12-10', due_date_period: 30 });
     expect(await code(ws.caller.invoices.update({ email, invoice_id: inv.id, due_date: '2026-11-01' }))).toBe('validation_failed');
+    // terms that would run past 9999-12-31 name the input that asked for them
+    const past = await ws.caller.invoices.update({ email, invoice_id: inv.id, issue_date: '9999-12-31' }).catch((e: { cause: { details: unknown } }) => e.cause.details);
+    expect(past).toMatchObject([{ path: 'issue_date', message: expect.stringContaining('due after 9999-12-31') }]);
     const other = await create(client.id, { total: 1, invoice_services: [{ unit_amount: 1 }] });
     expect(await code(ws.caller.invoices.update({ email, invoice_id: other.id, number: 'LC-RENAMED' }))).toBe('invoice_number_taken');
     const s = timeSetup(1);

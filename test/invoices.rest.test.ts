@@ -148,6 +148,17 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
         expect(entryRow(s.entries[0]!.id).status).toBe('unbilled');
       },
     );
+
+    it.each([
+      [{ issue_date: '12/31/9999' }, 'issue_date'],
+      [{ issue_date: '12/01/9999', due_date_period: 31 }, 'due_date_period'],
+    ])('422 naming the input when the due date would fall after 9999-12-31: %j', async (dates, field) => {
+      const s = setup(env.alpha.handle.db, { entries: 1 });
+      const res = await post(s.client.id, body(s, dates));
+      expect(res.status).toBe(422);
+      expect(res.body.details).toMatchObject([{ path: field, message: expect.stringContaining('due after 9999-12-31') }]);
+      expect(entryRow(s.entries[0]!.id).status).toBe('unbilled');
+    });
   });
 
   describe('who and which client', () => {

@@ -9,7 +9,8 @@ import type { ClientRow } from '../clients/records.ts';
 import { inIds, isUniqueViolation } from '../queries.ts';
 import type { RecipientRow } from '../recipients/records.ts';
 import type { ActorScope, Scope } from '../scope.ts';
-import { addDays, localDate } from '../time/calendar.ts';
+import { localDate } from '../time/calendar.ts';
+import { dueDateAfter } from './dates.ts';
 import type { BillableEntry } from './lines.ts';
 import { assertTotal, priceInvoice, type PricedInvoice } from './price.ts';
 import { billableEntries } from './queries.ts';
@@ -23,7 +24,7 @@ export const numberTaken = (number: string) => conflict('invoice_number_taken', 
 
 function resolveDates(scope: Scope, input: CreateInput, defaultDays: number) {
   const issueDate = input.issue_date ?? localDate(scope.now, scope.workspace.timeZone);
-  const dueDate = input.due_date ?? addDays(issueDate, input.due_date_period ?? defaultDays);
+  const dueDate = input.due_date ?? dueDateAfter(issueDate, input.due_date_period ?? defaultDays, input.due_date_period === undefined ? 'issue_date' : 'due_date_period');
   if (dueDate < issueDate) throw invalidField('due_date', `must not be before the issue date ${issueDate}`);
   return { issueDate, dueDate };
 }

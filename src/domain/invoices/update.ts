@@ -9,7 +9,8 @@ import type { ClientRow } from '../clients/records.ts';
 import { fromMinor } from '../money.ts';
 import { isUniqueViolation } from '../queries.ts';
 import type { ActorScope } from '../scope.ts';
-import { addDays, daysBetween } from '../time/calendar.ts';
+import { daysBetween } from '../time/calendar.ts';
+import { dueDateAfter } from './dates.ts';
 import { numberTaken } from './create.ts';
 import { invoiceDetailOf } from './get.ts';
 import type { BillableEntry } from './lines.ts';
@@ -103,7 +104,11 @@ function datesOf(row: InvoiceRow, input: UpdateInput) {
   const terms = daysBetween(row.issueDate, row.dueDate);
   const dueDate =
     input.due_date ??
-    (input.due_date_period !== undefined ? addDays(issueDate, input.due_date_period) : input.issue_date !== undefined ? addDays(issueDate, terms) : row.dueDate);
+    (input.due_date_period !== undefined
+      ? dueDateAfter(issueDate, input.due_date_period, 'due_date_period')
+      : input.issue_date !== undefined
+        ? dueDateAfter(issueDate, terms, 'issue_date')
+        : row.dueDate);
   if (dueDate < issueDate) throw invalidField('due_date', `must not be before the issue date ${issueDate}`);
   const dueDatePeriod = input.due_date_period ?? (input.due_date !== undefined ? null : row.dueDatePeriod);
   return { issueDate, dueDate, dueDatePeriod };
