@@ -202,6 +202,8 @@ describe('PUT v1 /clients/{client_id} (endpoint 14)', () => {
     ['a negative number', '-1'],
     ['an empty string', ''],
     ['more than ten years', '3651'],
+    ['digits with spaces around', ' 7 '],
+    ['digits with a tab and a newline', '\t8\n'],
     ['null', null],
   ])('422 when default_invoice_due_in_days is %s', async (_what, value) => {
     const res = await env.alpha.api.put(path(), { client: { default_invoice_due_in_days: value } });

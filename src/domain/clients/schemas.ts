@@ -48,7 +48,6 @@ const dueInDaysRange = z
  */
 const dueInDaysDigits = z
   .string({ message: 'must be a string of digits, e.g. "30"' })
-  .trim()
   .regex(/^\d{1,5}$/, 'must be a string of digits, e.g. "30"')
   .transform(Number)
   .pipe(dueInDaysRange)
