@@ -120,6 +120,10 @@ describe('PATCH /api/external/v1/team_members/{id}', () => {
     expect(offset.status).toBe(422);
     const good = await env.alpha.api.patch(path(), { time_zone: 'america/new_york' }, JSON_ACCEPT);
     expect(good.body.team_member.time_zone).toBe('America/New_York');
+    // current names ICU lists under older ones (or not at all) have their case fixed too
+    for (const [sent, stored] of [['asia/kolkata', 'Asia/Kolkata'], ['utc', 'UTC'], ['etc/utc', 'Etc/UTC'], ['asia/ho_chi_minh', 'Asia/Ho_Chi_Minh']]) {
+      expect((await env.alpha.api.patch(path(), { time_zone: sent }, JSON_ACCEPT)).body.team_member.time_zone).toBe(stored);
+    }
   });
 
   it('matches organization roles case-sensitively', async () => {

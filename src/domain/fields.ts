@@ -39,13 +39,25 @@ export const email = z
   .meta({ description: 'An e-mail address; surrounding white space is trimmed and the domain lower-cased', example: 'jane@example.com' });
 
 const zoneCache = new Map<string, string | null>();
-/** ICU's zone names by lower-case spelling, to fix the case of `europe/berlin`. */
-const zonesByLowerCase = new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
+/**
+ * Current IANA names that ICU (as built into Node 20) lists only under an older name
+ * (`Asia/Calcutta`, `Europe/Kiev`, ...) or not at all (`UTC`): valid zones, whose case
+ * `zonesByLowerCase` must fix too.
+ */
+const CURRENT_NAMES_ICU_LISTS_OTHERWISE = [
+  'UTC', 'Etc/UTC', 'Etc/GMT', 'GMT',
+  'Africa/Asmara', 'America/Argentina/Buenos_Aires', 'America/Argentina/Catamarca', 'America/Argentina/Cordoba',
+  'America/Argentina/Jujuy', 'America/Argentina/Mendoza', 'America/Atikokan', 'America/Indiana/Indianapolis',
+  'America/Kentucky/Louisville', 'America/Nuuk', 'Asia/Ho_Chi_Minh', 'Asia/Kathmandu', 'Asia/Kolkata', 'Asia/Yangon',
+  'Atlantic/Faroe', 'Europe/Kyiv', 'Pacific/Chuuk', 'Pacific/Kanton', 'Pacific/Pohnpei',
+];
+/** Zone names by lower-case spelling, to fix the case of `europe/berlin` or `asia/kolkata`. */
+const zonesByLowerCase = new Map([...Intl.supportedValuesOf('timeZone'), ...CURRENT_NAMES_ICU_LISTS_OTHERWISE].map((z) => [z.toLowerCase(), z]));
 
 /**
- * The IANA name of a time zone as the caller spelled it (case fixed), or null. Aliases such as
- * `Asia/Kolkata` and `UTC` are kept as given rather than replaced by ICU's older canonical names;
- * offsets such as `+02:00` are not zones.
+ * The IANA name of a time zone as the caller spelled it (case fixed), or null. Current names such
+ * as `Asia/Kolkata` and `UTC` are kept rather than replaced by ICU's older canonical names; an
+ * older alias outside both lists is kept as spelled; offsets such as `+02:00` are not zones.
  */
 function canonicalTimeZone(value: string): string | null {
   const cached = zoneCache.get(value);
