@@ -123,6 +123,8 @@ describe('POST v2 /clients/{client_id}/recipients (endpoint 7)', () => {
     ['an e-mail without a domain', { name: 'A', email: 'a@' }, 'recipient.email'],
     ['an e-mail that is not a string', { name: 'A', email: 7 }, 'recipient.email'],
     ['a name over 200 characters', { name: 'x'.repeat(201), email: 'a@x.test' }, 'recipient.name'],
+    ['a name with a line break inside', { name: 'Nul Byte\r\nBcc: evil@x.test', email: 'a@x.test' }, 'recipient.name'],
+    ['a name with a NUL', { name: 'Nul\u0000Byte', email: 'a@x.test' }, 'recipient.name'],
   ])('422 for %s', async (_what, recipient, detailPath) => {
     const res = await env.alpha.api.post(path(), recipient === undefined ? { email: env.alpha.ownerEmail } : body(recipient));
     expect(res.status).toBe(422);

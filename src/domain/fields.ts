@@ -127,9 +127,19 @@ export const dateTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
   .transform((v) => new Date(v).toISOString());
 
+/** A character no one-line text may hold: C0 controls (line breaks, tabs, NUL) and DEL. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * One line of text (a name, a number, a label): trimmed, not empty, at most `max` characters, and
+ * without control characters, which would break the line wherever it is shown (a recipient named
+ * "A\r\nBcc: …" greeted in an e-mail's text, a CSV cell, a PDF).
+ */
 export const nonEmptyText = (max = 255) =>
   z
     .string()
     .trim()
     .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`);
+    .max(max, `must be at most ${max} characters`)
+    .refine((v) => !CONTROL_CHARACTER.test(v), 'must be one line of text, without line breaks, tabs or other control characters');
