@@ -6,7 +6,21 @@ import './messages.ts';
  * tRPC) and the command line accept exactly the same values.
  */
 
-export const uuid = z.uuid({ message: 'must be a UUID' });
+/**
+ * UUIDs are read regardless of case (RFC 9562; Swift, for one, prints them in upper case) and
+ * stored, compared and answered in lower case, as every id here is made.
+ */
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const lowerCaseUuid = (value: string) => (UUID_SHAPE.test(value) ? value.toLowerCase() : value);
+
+export const uuid = z.uuid({ message: 'must be a UUID' }).overwrite(lowerCaseUuid);
+
+/**
+ * The id of a record named by a request (a path parameter or a body field): any string, so an
+ * unknown or malformed one is a 404 for its resource, never a 422; a UUID in upper case finds the
+ * same record as in lower case.
+ */
+export const idIn = (message = 'must be an id') => z.string({ message }).overwrite(lowerCaseUuid);
 
 /*
  * Response fields, for the OpenAPI document only: they state the format a value always has (so

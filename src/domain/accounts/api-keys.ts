@@ -4,7 +4,7 @@ import { apiKeys, teamMembers } from '../../db/schema/index.ts';
 import { AppError, invalidField, notFound } from '../../errors.ts';
 import { createApiKey, revokeApiKey } from '../../workspaces/keys.ts';
 import { actsAsAdmin, requireAdmin } from '../access.ts';
-import { dateTimeOut, emailOut, flexibleDate, idOut, nonEmptyText } from '../fields.ts';
+import { dateTimeOut, emailOut, flexibleDate, idIn, idOut, nonEmptyText } from '../fields.ts';
 import type { Scope } from '../scope.ts';
 
 /**
@@ -33,7 +33,7 @@ export const createKeyInput = z.object({
   personal: z.boolean().default(false),
 });
 export const createKeyOutput = z.object({ notice_code: z.literal('api_key_created'), api_key: z.string(), key: apiKeyRecord });
-export const revokeKeyInput = z.object({ key_id: z.string() });
+export const revokeKeyInput = z.object({ key_id: idIn() });
 export const revokeKeyOutput = z.object({ notice_code: z.literal('api_key_revoked'), key: apiKeyRecord });
 
 const keyColumns = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTimeOut, email, emailOut, idOut, nonEmptyText, timeZone } from '../fields.ts';
+import { dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText, timeZone } from '../fields.ts';
 import { teamMemberRecord } from '../team-members/schemas.ts';
 import { passwordField } from './passwords.ts';
 
@@ -21,7 +21,7 @@ export const inviteInput = z.object({
   time_zone: timeZone.optional(),
   organization_role: z.string().min(1).max(100).default('Member'),
 });
-export const sendLinkInput = z.object({ team_member_id: z.string() });
+export const sendLinkInput = z.object({ team_member_id: idIn() });
 
 /** The signed-in person, their workspace and what the app may offer them. */
 export const meRecord = z.object({

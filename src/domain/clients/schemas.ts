@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { currency, dateTime, dateTimeOut, idOut, nonEmptyText } from '../fields.ts';
+import { currency, dateTime, dateTimeOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { recipientRecord } from '../recipients/schemas.ts';
 
 /** A tax or VAT id as printed (`DE 123 456 789` is kept as written); one line. */
@@ -109,7 +109,7 @@ export const addOutput = z.object({ notice_code: z.literal('client_created'), cl
 export const addedBody = addOutput.pick({ notice_code: true, client_id: true });
 
 export const updateInput = z.object({
-  client_id: z.string(),
+  client_id: idIn(),
   client: clientChanges,
 });
 export const updateOutput = z.object({ notice_code: z.literal('client_updated'), client_id: idOut });
@@ -117,13 +117,13 @@ export const updateOutput = z.object({ notice_code: z.literal('client_updated'),
 const MAX_BULK_IDS = 1000;
 export const updateStatusInput = z.object({
   client_ids: z
-    .array(z.string({ message: 'must be a client id' }), { message: 'must be an array of client ids' })
+    .array(idIn('must be a client id'), { message: 'must be an array of client ids' })
     .min(1, 'must name at least one client')
     .max(MAX_BULK_IDS, `must name at most ${MAX_BULK_IDS} clients`),
   status: clientStatus,
 });
 
-export const getInput = z.object({ client_id: z.string() });
+export const getInput = z.object({ client_id: idIn() });
 export const getOutput = z.object({ client: clientRecord, recipients: z.array(recipientRecord) });
 
 export const listInput = z.object({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/index.ts';
 import { projects, recipients, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
-import { dateOut, emailOut, idOut } from '../fields.ts';
+import { dateOut, emailOut, idIn, idOut } from '../fields.ts';
 import { fromMinor } from '../money.ts';
 import type { Scope } from '../scope.ts';
 import { invalidField } from '../../errors.ts';
@@ -22,7 +22,7 @@ import { serviceLineInput, taxInput, timeEntryLineInput } from './schemas.ts';
  * page shows is what creating the invoice will charge.
  */
 
-export const composeInput = z.object({ client_id: z.string() });
+export const composeInput = z.object({ client_id: idIn() });
 export const composeOutput = z.object({
   client: z.object({ id: idOut, name: z.string(), currency: z.string(), default_invoice_due_in_days: z.number().int() }),
   projects: z.array(z.object({ id: idOut, name: z.string(), billing_method: z.string() })),
@@ -99,9 +99,9 @@ export function composeInvoice(scope: Scope, input: z.output<typeof composeInput
 
 export const previewInput = z
   .object({
-    client_id: z.string(),
-    invoice_id: z.string().describe("A draft of this client being edited: its own time entries count as unbilled, its currency is used").optional(),
-    project_id: z.array(z.string()).max(500).optional(),
+    client_id: idIn(),
+    invoice_id: idIn().describe("A draft of this client being edited: its own time entries count as unbilled, its currency is used").optional(),
+    project_id: z.array(idIn()).max(500).optional(),
     invoice_time_entries: z.array(timeEntryLineInput).max(20000).optional(),
     invoice_services: z.array(serviceLineInput).max(5000).optional(),
     tax_details: z.array(taxInput).max(20).optional(),

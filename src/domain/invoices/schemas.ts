@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invoiceKinds, invoiceStatuses, outboxStatuses, paymentMethods } from '../../db/schema/index.ts';
-import { dateOut, dateTime, dateTimeOut, flexibleDate, idOut, nonEmptyText, uuid } from '../fields.ts';
+import { dateOut, dateTime, dateTimeOut, flexibleDate, idIn, idOut, nonEmptyText, uuid } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 
 /** `'true'`/`'false'` as the spec sends them; a JSON boolean is accepted too. */
@@ -23,7 +23,7 @@ const MAX_LINE_HOURS = 24;
 
 export const timeEntryLineInput = z.object({
   time_entry_id: uuid,
-  project_id: z.string({ message: 'must be a project id' }),
+  project_id: idIn('must be a project id'),
   task_id: uuid,
   user_id: uuid,
   notes: z.string().max(5000).optional(),
@@ -47,7 +47,7 @@ export const serviceLineInput = z.object({
     .refine((a) => a >= 0, 'must not be negative')
     .refine((a) => a <= MAX_AMOUNT, `must be at most ${MAX_AMOUNT}`)
     .optional(),
-  project_id: z.string().optional(),
+  project_id: idIn().optional(),
   file: z.string().max(2000).nullable().optional(),
 });
 
@@ -63,7 +63,7 @@ export const invoiceDetailsInput = z.object({
   message: z.string().max(10000).optional(),
   attach_pdf_invoice: stringFlag.optional(),
   send_me_a_copy: stringFlag.optional(),
-  recipient_ids: z.array(z.string(), { message: 'must be an array of recipient ids' }).max(100).optional(),
+  recipient_ids: z.array(idIn(), { message: 'must be an array of recipient ids' }).max(100).optional(),
 });
 
 const flag = z.boolean({ message: 'must be true or false' }).optional();
@@ -110,7 +110,7 @@ const invoiceFields = {
   display_note: flag,
   display_project_name: flag,
   project_id: z
-    .array(z.string(), { message: 'must be an array of project ids' })
+    .array(idIn(), { message: 'must be an array of project ids' })
     .max(500)
     .describe('Restricts the invoice to these projects of the client; an empty list is the same as none')
     .optional(),
@@ -137,7 +137,7 @@ function checkLineGroups(v: LineGroups, ctx: z.RefinementCtx, required: boolean)
 /** Endpoint 1's body with the path's `client_id`; `email` is read by the acting-user middleware. */
 export const createInput = z
   .object({
-    client_id: z.string(),
+    client_id: idIn(),
     ...invoiceFields,
     send_email: flag,
     invoice_details: invoiceDetailsInput.optional(),
@@ -240,7 +240,7 @@ const invoiceDetail = invoiceSummary.extend({
 export const listInput = z
   .object({
     ...cursorInput,
-    client_id: z.string().optional(),
+    client_id: idIn().optional(),
     status: z.enum(invoiceStatuses).optional(),
     kind: z.enum(invoiceKinds).optional(),
     /** true: only overdue invoices; false: only those that are not. */
@@ -258,7 +258,7 @@ export const listInput = z
   .prefault({});
 export const listOutput = z.object({ items: z.array(invoiceSummary), next_cursor: z.string().nullable() });
 
-export const invoiceIdInput = z.object({ invoice_id: z.string() });
+export const invoiceIdInput = z.object({ invoice_id: idIn() });
 export const getOutput = z.object({ invoice: invoiceDetail });
 export const statusChangeOutput = z.object({ invoice: invoiceSummary });
 export const deleteOutput = z.object({ deleted: z.literal(true), invoice_id: idOut });
@@ -270,11 +270,11 @@ export const deleteOutput = z.object({ deleted: z.literal(true), invoice_id: idO
  */
 export const updateInput = z
   .object({
-    invoice_id: z.string(),
+    invoice_id: idIn(),
     ...invoiceFields,
     /** The draft's recipients, replacing its own (empty: none): whom sending it offers, and reminders reach. */
     recipient_ids: z
-      .array(z.string(), { message: 'must be an array of recipient ids' })
+      .array(idIn(), { message: 'must be an array of recipient ids' })
       .max(100)
       .describe("Live recipients of the invoice's client; replaces the draft's recipients")
       .optional(),
@@ -283,25 +283,25 @@ export const updateInput = z
   .superRefine((v, ctx) => checkLineGroups(v, ctx, false));
 export type UpdateInput = z.output<typeof updateInput>;
 
-const namedRecipients = z.array(z.string(), { message: 'must be an array of recipient ids' }).min(1, 'must name at least one recipient').max(100);
+const namedRecipients = z.array(idIn(), { message: 'must be an array of recipient ids' }).min(1, 'must name at least one recipient').max(100);
 
 /**
  * `invoices.send`: endpoint 1's `invoice_details`; `recipient_ids` left out sends to the draft's own
  * recipients (those chosen at creation or with `invoices.update`), which must not be none.
  */
 export const sendInput = z.object({
-  invoice_id: z.string(),
+  invoice_id: idIn(),
   invoice_details: invoiceDetailsInput.extend({ recipient_ids: namedRecipients.optional() }),
 });
 /** `invoices.resend`: the recipients are always named. */
 export const resendInput = z.object({
-  invoice_id: z.string(),
+  invoice_id: idIn(),
   invoice_details: invoiceDetailsInput.extend({ recipient_ids: namedRecipients }),
 });
 export const sendOutput = z.object({ invoice: invoiceSummary, queued: z.number().int().describe('Messages queued') });
 
 export const voidInput = z.object({
-  invoice_id: z.string(),
+  invoice_id: idIn(),
   credit_note_number: nonEmptyText(100)
     .describe('Number of the credit note issued for a sent invoice; default: the next of the CN-0001 series. Not allowed for a draft (nothing to credit).')
     .optional(),
@@ -323,12 +323,12 @@ const paymentFields = {
 };
 
 export const recordPaymentInput = z.object({
-  invoice_id: z.string(),
+  invoice_id: idIn(),
   amount: paymentAmount.describe("In the invoice's currency; at most the balance due"),
   ...paymentFields,
 });
 export const markPaidInput = z.object({
-  invoice_id: z.string(),
+  invoice_id: idIn(),
   ...paymentFields,
   method: paymentFields.method.default('other'),
 });
@@ -356,7 +356,7 @@ export const paymentsOutput = z.object({
     z.object({ event_id: z.string(), provider_payment_id: z.string().nullable(), amount_minor: z.number().int().nullable(), currency: z.string().nullable(), reason: z.string(), received_at: dateTimeOut }),
   ),
 });
-export const deletePaymentInput = z.object({ payment_id: z.string() });
+export const deletePaymentInput = z.object({ payment_id: idIn() });
 export const nextNumberOutput = z.object({ number: z.string() });
 export const pdfOutput = z.object({ filename: z.string(), content_type: z.literal('application/pdf'), base64: z.string() });
 

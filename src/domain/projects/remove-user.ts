@@ -5,8 +5,9 @@ import { notFound } from '../../errors.ts';
 import type { Scope } from '../scope.ts';
 import { requireProjectManager } from './access.ts';
 import { getProjectRow, projectStatements } from './queries.ts';
+import { idIn } from '../fields.ts';
 
-export const removeProjectUserInput = z.object({ project_id: z.string(), project_user_id: z.string() });
+export const removeProjectUserInput = z.object({ project_id: idIn(), project_user_id: idIn() });
 export const removeProjectUserOutput = z.object({ notice_code: z.literal('project_user_removed'), project_user_id: z.string(), user_id: z.string() });
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { approvalTypes, billingMethods, projectUserRoles, weekDays } from '../../db/schema/projects.ts';
-import { currency, dateTime, dateTimeOut, email, emailOut, idOut, nonEmptyText } from '../fields.ts';
+import { currency, dateTime, dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 
 /**
@@ -80,13 +80,13 @@ const taskCreate = z.object(
 
 /** Without `id` an item is created; with it the task's existing item is changed. */
 const checklistUpdate = z.object(
-  { id: z.string().optional(), description: nonEmptyText(500).optional() },
+  { id: idIn().optional(), description: nonEmptyText(500).optional() },
   { message: 'must be an object' },
 );
 /** Without `id` a task is created (then `name` is required); with it that task of the project changes. */
 const taskUpdate = z.object(
   {
-    id: z.string().optional(),
+    id: idIn().optional(),
     name: nonEmptyText(200).optional(),
     billable: flag.optional(),
     hourly_rate: rate.optional(),
@@ -98,7 +98,7 @@ const taskUpdate = z.object(
 
 export const projectUserAttributes = z.object(
   {
-    user_id: z.string({ message: 'is required (a team member id)' }),
+    user_id: idIn('is required (a team member id)'),
     role: projectUserRole.default('regular_user'),
     hourly_rate: rate.optional(),
     approval_type: approvalType.default('manual_approval'),
@@ -109,7 +109,7 @@ export const projectUserAttributes = z.object(
 export const createProjectFields = z.object(
   {
     name: nonEmptyText(200),
-    client_id: z.string({ message: 'is required (the id of a client)' }),
+    client_id: idIn('is required (the id of a client)'),
     billing_method: billingMethod,
     ...projectSettings,
     tasks_attributes: z.array(taskCreate).max(500, 'at most 500 tasks').optional(),
@@ -123,7 +123,7 @@ export const createProjectFields = z.object(
 export const updateProjectFields = z.object(
   {
     name: nonEmptyText(200).optional(),
-    client_id: z.string().optional(),
+    client_id: idIn().optional(),
     billing_method: billingMethod.optional(),
     ...projectSettings,
     tasks_attributes: z.array(taskUpdate).max(500, 'at most 500 tasks').optional(),
@@ -137,10 +137,10 @@ export const updateProjectFields = z.object(
 export type UpdateProjectFields = z.output<typeof updateProjectFields>;
 
 export const createProjectInput = z.object({ project: createProjectFields });
-export const updateProjectInput = z.object({ project_id: z.string(), project: updateProjectFields });
+export const updateProjectInput = z.object({ project_id: idIn(), project: updateProjectFields });
 
 export const updateStatusInput = z.object({
-  project_ids: z.array(z.string({ message: 'must be a project id' }), { message: 'is required (an array of project ids)' }).max(1000, 'at most 1000 ids'),
+  project_ids: z.array(idIn('must be a project id'), { message: 'is required (an array of project ids)' }).max(1000, 'at most 1000 ids'),
   status: z.enum(['active', 'archived'], { message: 'must be active or archived' }),
   filter: z
     .object(
@@ -154,10 +154,10 @@ export const updateStatusInput = z.object({
 });
 
 export const addProjectUserInput = z.object({
-  project_id: z.string(),
+  project_id: idIn(),
   project_user: z.object(
     {
-      user_id: z.string({ message: 'is required (a team member id)' }),
+      user_id: idIn('is required (a team member id)'),
       role: projectUserRole.default('regular_user'),
       hourly_rate: rate.optional(),
       approval_type: approvalType.default('manual_approval'),
@@ -171,8 +171,8 @@ export const addProjectUserInput = z.object({
  * change. The vendor's published v2 example sends no `project_user` at all: nothing changes then.
  */
 export const updateProjectUserInput = z.object({
-  project_id: z.string(),
-  project_user_id: z.string(),
+  project_id: idIn(),
+  project_user_id: idIn(),
   project_user: z
     .object(
       {
@@ -185,18 +185,18 @@ export const updateProjectUserInput = z.object({
     .optional(),
 });
 
-export const projectIdInput = z.object({ project_id: z.string() });
+export const projectIdInput = z.object({ project_id: idIn() });
 
 export const listProjectsInput = z.object({
   ...cursorInput,
-  client_id: z.string().optional(),
+  client_id: idIn().optional(),
   status: z.enum(['active', 'archived']).optional(),
   updated_since: dateTime.optional(),
 });
 
 export const listTasksInput = z.object({
   ...cursorInput,
-  project_id: z.string(),
+  project_id: idIn(),
   archived: z.boolean().optional(),
   updated_since: dateTime.optional(),
 });

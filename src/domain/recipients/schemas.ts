@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { dateTime, dateTimeOut, email, emailOut, idOut, nonEmptyText } from '../fields.ts';
+import { dateTime, dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 
 /** The spec's Recipient record. `creator_id` is null only for recipients made outside a request. */
 export const recipientRecord = z.object({
@@ -27,14 +27,14 @@ const recipientChanges = z.object(
 );
 
 /** Endpoint 7; the acting user's `email` is the procedure's own input. */
-export const createInput = z.object({ client_id: z.string(), recipient: newRecipient });
+export const createInput = z.object({ client_id: idIn(), recipient: newRecipient });
 export const createOutput = z.object({ notice_code: z.literal('recipient_created'), recipient: recipientRecord });
 
 /** The REST bodies of endpoints 7 and 8: the notice alone, as the spec shows them. */
 export const createdBody = z.object({ notice_code: z.literal('recipient_created') });
 export const updatedBody = z.object({ notice_code: z.literal('recipient_updated') });
 
-const recipientRef = { client_id: z.string(), recipient_id: z.string() };
+const recipientRef = { client_id: idIn(), recipient_id: idIn() };
 
 export const updateInput = z.object({ ...recipientRef, recipient: recipientChanges });
 export const updateOutput = z.object({ notice_code: z.literal('recipient_updated'), recipient: recipientRecord });
@@ -44,7 +44,7 @@ export const deleteOutput = z.object({ notice_code: z.literal('recipient_deleted
 
 export const listInput = z.object({
   ...cursorInput,
-  client_id: z.string(),
+  client_id: idIn(),
   updated_since: dateTime.optional(),
   /** With `updated_since`, lets a synchronising client learn about deletions too. */
   include_deleted: z.boolean().default(false),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invoiceStatuses, timeEntryStatuses } from '../../db/schema/index.ts';
-import { dateOut, email, flexibleDate, idOut } from '../fields.ts';
+import { dateOut, email, flexibleDate, idIn, idOut } from '../fields.ts';
 
 /**
  * Inputs and outputs of the reports (tRPC `reports.*`, the CSV downloads and the command line).
@@ -22,7 +22,7 @@ const reportInput = <S extends z.ZodRawShape>(shape: S) =>
 const MAX_IDS = 500;
 const idList = (what: string) =>
   z
-    .array(z.string({ message: `must be a ${what} id` }), { message: `must be a list of ${what} ids` })
+    .array(idIn(`must be a ${what} id`), { message: `must be a list of ${what} ids` })
     .min(1, 'must name at least one id')
     .max(MAX_IDS, `may name at most ${MAX_IDS} ids`);
 
@@ -85,7 +85,7 @@ export type TimeReportInput = z.output<typeof timeReportInput>;
 export const unbilledInput = reportInput(shapes.unbilled);
 export type UnbilledInput = z.output<typeof unbilledInput>;
 export const invoiceDraftInput = reportInput({
-  client_id: z.string({ message: 'must be a client id' }),
+  client_id: idIn('must be a client id'),
   project_ids: entryFilters.project_ids,
   to: shapes.unbilled.to,
 });

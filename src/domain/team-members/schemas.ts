@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { dateTime, email, emailOut, idOut, nonEmptyText, timeZone } from '../fields.ts';
+import { dateTime, email, emailOut, idIn, idOut, nonEmptyText, timeZone } from '../fields.ts';
 
 export const teamMemberRecord = z.object({
   id: idOut,
@@ -41,7 +41,7 @@ export const listInput = z.object({ ...cursorInput, updated_since: dateTime.opti
 export const listOutput = z.object({ items: z.array(teamMemberRecord), next_cursor: z.string().nullable() });
 
 export const updateInput = z.object({
-  team_member_id: z.string(),
+  team_member_id: idIn(),
   email: email.optional(),
   first_name: nonEmptyText(100).optional(),
   last_name: nonEmptyText(100).optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timeEntryStatuses } from '../../db/schema/index.ts';
-import { dateOut, dateTime, dateTimeOut, emailOut, flexibleDate, idOut } from '../fields.ts';
+import { dateOut, dateTime, dateTimeOut, emailOut, flexibleDate, idIn, idOut } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 import { parseHours } from '../time/hours.ts';
 
@@ -33,12 +33,12 @@ const metadataField = z
   });
 
 /** Body ids are strings: an unknown or malformed id is a 404 for its resource, never a 422. */
-const idField = (what: string, description: string) => z.string({ message: `must be the id of a ${what}` }).meta({ description });
+const idField = (what: string, description: string) => idIn(`must be the id of a ${what}`).meta({ description });
 
 const notesField = z.string({ message: 'must be text' }).max(MAX_NOTES_LENGTH, `must be at most ${MAX_NOTES_LENGTH} characters`);
 
 const checklistItemsField = z
-  .array(z.object({ id: z.string({ message: 'must be a checklist item id' }), is_completed: z.boolean({ message: 'must be true or false' }) }), {
+  .array(z.object({ id: idIn('must be a checklist item id'), is_completed: z.boolean({ message: 'must be true or false' }) }), {
     message: 'must be a list of {id, is_completed}',
   })
   .max(MAX_CHECKLIST_ITEMS, `may hold at most ${MAX_CHECKLIST_ITEMS} items`)
@@ -112,8 +112,8 @@ export type TimeEntryRecord = z.output<typeof timeEntryRecord>;
 export const listInput = z
   .object({
     ...cursorInput,
-    project_id: z.string().optional(),
-    user_id: z.string().optional(),
+    project_id: idIn().optional(),
+    user_id: idIn().optional(),
     from: flexibleDate.optional(),
     to: flexibleDate.optional(),
     status: statusField.optional(),
@@ -124,7 +124,7 @@ export const listOutput = z.object({ items: z.array(timeEntryRecord), next_curso
 
 /** Only the given fields change; `metadata: null` clears it, `checklist_items` replaces the set. */
 export const updateInput = z.object({
-  time_entry_id: z.string(),
+  time_entry_id: idIn(),
   task_id: idField('task', 'Another task of the same project').optional(),
   recorded_on: flexibleDate.optional(),
   hours: hoursField.optional(),
@@ -136,15 +136,15 @@ export const updateInput = z.object({
 export type UpdateInput = z.output<typeof updateInput>;
 export const updateOutput = z.object({ notice_code: z.literal('time_entry_updated'), time_entry: timeEntryRecord });
 
-export const deleteInput = z.object({ time_entry_id: z.string(), is_override: isOverrideField });
+export const deleteInput = z.object({ time_entry_id: idIn(), is_override: isOverrideField });
 export type DeleteInput = z.output<typeof deleteInput>;
 export const deleteOutput = z.object({ notice_code: z.literal('time_entry_deleted'), time_entry_id: idOut });
 
 /** One id or a list, not both. */
 export const decisionInput = z
   .object({
-    time_entry_id: z.string().optional(),
-    time_entry_ids: z.array(z.string()).min(1, 'must name at least one entry').max(MAX_BATCH, `may name at most ${MAX_BATCH} entries`).optional(),
+    time_entry_id: idIn().optional(),
+    time_entry_ids: z.array(idIn()).min(1, 'must name at least one entry').max(MAX_BATCH, `may name at most ${MAX_BATCH} entries`).optional(),
   })
   .refine((v) => (v.time_entry_id === undefined) !== (v.time_entry_ids === undefined), {
     message: 'give either time_entry_id or time_entry_ids',
@@ -154,7 +154,7 @@ export type DecisionInput = z.output<typeof decisionInput>;
 export const approveOutput = z.object({ notice_code: z.literal('time_entries_approved'), time_entries: z.array(timeEntryRecord) });
 export const rejectOutput = z.object({ notice_code: z.literal('time_entries_rejected'), time_entries: z.array(timeEntryRecord) });
 
-export const overridesInput = z.object({ ...cursorInput, project_id: z.string().optional() });
+export const overridesInput = z.object({ ...cursorInput, project_id: idIn().optional() });
 const overrideRecord = z.object({
   id: idOut,
   time_entry_id: idOut,

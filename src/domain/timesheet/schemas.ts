@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { dateOut, dateTimeOut, emailOut, flexibleDate, idOut } from '../fields.ts';
+import { dateOut, dateTimeOut, emailOut, flexibleDate, idIn, idOut } from '../fields.ts';
 import { timeEntryRecord } from '../time-entries/schemas.ts';
 
 export const weekInput = z.object({
   /** Whose timesheet; the caller's own when left out. */
-  user_id: z.string().optional(),
+  user_id: idIn().optional(),
   /** Any day of the week to show (weeks run Monday to Sunday); this week when left out. */
   week_of: flexibleDate.optional(),
 });
@@ -57,9 +57,9 @@ export const weekOutput = z.object({
 export type WeekOutput = z.output<typeof weekOutput>;
 
 export const startTimerInput = z.object({
-  client_id: z.string(),
-  project_id: z.string(),
-  task_id: z.string(),
+  client_id: idIn(),
+  project_id: idIn(),
+  task_id: idIn(),
   notes: z.string().max(10_000, 'must be at most 10000 characters').optional(),
 });
 export const timerOutput = z.object({ timer: timerRecord.nullable() });

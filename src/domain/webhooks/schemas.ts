@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { webhookDeliveryStatuses } from '../../db/schema/webhooks.ts';
 import { EVENT_TYPES } from '../events.ts';
-import { dateTimeOut, idOut, nonEmptyText } from '../fields.ts';
+import { dateTimeOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 
 /** Every event, now and as new types are added. */
@@ -28,7 +28,7 @@ const eventSelection = z
   .transform((types) => (types.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(types)].sort()));
 
 const description = z.string({ message: 'must be text' }).trim().max(500, 'must be at most 500 characters');
-const endpointId = z.string();
+const endpointId = idIn();
 
 export const endpointRecord = z.object({
   id: idOut,
@@ -100,7 +100,7 @@ export type DeliveryRecord = z.infer<typeof deliveryRecord>;
 export const deliveriesInput = z.object({
   ...cursorInput,
   endpoint_id: endpointId,
-  event_id: z.string().optional(),
+  event_id: idIn().optional(),
   status: z.enum(webhookDeliveryStatuses).optional(),
 });
 export const deliveriesOutput = z.object({ items: z.array(deliveryRecord), next_cursor: z.string().nullable() });
