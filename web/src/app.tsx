@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ComponentType } from 'react';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, queryClient } from './api.ts';
 import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
@@ -71,7 +71,19 @@ function Header() {
   const me = useMe();
   const [location, navigate] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   useEffect(() => setMenuOpen(false), [location]);
+  // Escape closes the open menu (phones) and hands focus back to the Menu button; a dialog's Escape is its own.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || document.querySelector('dialog[open]')) return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
   const signOut = useMutation({
     mutationFn: () => api.auth.signOut.mutate(),
     onSettled: () => {
@@ -89,7 +101,7 @@ function Header() {
         <Link href="/timesheet" className="brand">
           {me.workspace.name}
         </Link>
-        <button type="button" className="button ghost menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button ref={menuButton} type="button" className="button ghost menu-button" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
           Menu
         </button>
         <nav id="main-nav" aria-label="Main" className={menuOpen ? 'open' : undefined}>

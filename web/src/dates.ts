@@ -11,13 +11,11 @@ export const addDays = (date: string, days: number) => {
 /** The Monday of the week holding `date` (weeks run Monday to Sunday, as autolock counts them). */
 export const mondayOf = (date: string) => addDays(date, -((toDate(date).getUTCDay() + 6) % 7));
 
-/** Today on the viewer's own calendar. */
-export const todayHere = () => {
-  const now = new Date();
-  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
-};
-
-/** Today on the calendar of `timeZone` (the workspace's: what "today" means for its reports). */
+/**
+ * Today on the calendar of `timeZone`. A business date (an invoice's issue date, a payment's day,
+ * a report's period) defaults to today in the workspace's zone (`me.workspace.time_zone`), never the
+ * browser's clock; a person's own timesheet uses the `today` the server gives with their week.
+ */
 export function todayIn(timeZone: string): string {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date());
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';

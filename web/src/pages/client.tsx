@@ -66,7 +66,7 @@ function ClientDetails({ client }: { client: Client }) {
     mutationFn: () =>
       api.clients.update.mutate({
         client_id: client.id,
-        client: { name: form.name, currency: form.currency, default_invoice_due_in_days: form.days, address_attributes: { full_address: form.address } },
+        client: { name: form.name, currency: form.currency, default_invoice_due_in_days: form.days.trim(), address_attributes: { full_address: form.address } },
       }),
     onSuccess: () => notify('Client saved'),
   });

@@ -45,10 +45,12 @@ export function RecordPaymentDialog({ invoice, onClose }: { invoice: Invoice; on
       focusWhenShown('payments-title');
     },
   });
-  const errors = formErrors(record.error ? apiError(record.error) : null, ['amount', 'paid_on', 'method', 'reference'], {
-    payment_exceeds_balance: 'amount',
-    invoice_already_paid: 'amount',
-  });
+  const errors = formErrors(
+    record.error ? apiError(record.error) : null,
+    ['amount', 'paid_on', 'method', 'reference'],
+    { payment_exceeds_balance: 'amount', invoice_already_paid: 'amount' },
+    { currency: invoice.currency },
+  );
   return (
     <Dialog title={`Record a payment on ${invoice.number}`} onClose={onClose}>
       <Form

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api, apiError, type Inputs, type Outputs } from '../api.ts';
-import { todayHere } from '../dates.ts';
+import { todayIn } from '../dates.ts';
 import { formatHours, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, FormError, formErrors } from '../ui/field.tsx';
@@ -110,6 +110,7 @@ function useCreate(compose: Compose, lines: Lines, { fields }: InvoiceFieldsStat
 }
 
 function Composer({ compose, preselect }: { compose: Compose; preselect: ReadonlySet<string> | null }) {
+  const me = useMe();
   const { client } = compose;
   // Started from unbilled work: the entries being billed come first (a stable sort keeps their order).
   const entries: Entry[] = useMemo(
@@ -121,7 +122,7 @@ function Composer({ compose, preselect }: { compose: Compose; preselect: Readonl
     entries,
     client.currency,
   );
-  const fields = useInvoiceFields({ number: compose.next_number, issueDate: todayHere(), dueDate: '', notes: '', payLink: true });
+  const fields = useInvoiceFields({ number: compose.next_number, issueDate: todayIn(me.workspace.time_zone), dueDate: '', notes: '', payLink: true });
   const choice = useSendChoice(compose);
   const { preview, count, error: previewError, ready, problems } = usePreview(client.id, lines, true);
   const create = useCreate(compose, lines, fields, choice, preview.data?.total);

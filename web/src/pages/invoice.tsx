@@ -10,11 +10,12 @@ import { focusWhenShown } from '../ui/hooks.ts';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { Table } from '../ui/table.tsx';
+import { Table, type Column } from '../ui/table.tsx';
 import { describeDetail } from './invoice-form.tsx';
 import { PAYMENT_METHODS, RecordPaymentDialog, SendDialog, VoidDialog, type View } from './invoice-dialogs.tsx';
 
 type Invoice = View['invoice'];
+type Payment = View['payments']['items'][number];
 type Open = 'payment' | 'send' | 'resend' | 'void' | null;
 
 /** Saves the PDF the server rendered (base64 over tRPC) under its own file name. */
@@ -186,6 +187,16 @@ function Payments({ view }: { view: View }) {
   });
   if (inv.kind !== 'invoice' || (inv.status === 'draft' && items.length === 0)) return null;
   const money = (n: number) => formatMoney(n, inv.currency);
+  const actions: Column<Payment> = {
+    header: <span className="visually-hidden">Actions</span>,
+    label: 'Actions',
+    cell: (p) =>
+      p.source === 'manual' ? (
+        <button type="button" className="button small danger" disabled={remove.isPending} onClick={() => window.confirm(`Delete the payment of ${money(p.amount)} of ${formatDate(p.paid_on)}?`) && remove.mutate(p.id)}>
+          Delete<span className="visually-hidden"> the payment of {money(p.amount)} of {formatDate(p.paid_on)}</span>
+        </button>
+      ) : null,
+  };
   return (
     <section className="panel" aria-labelledby="payments-title">
       <h2 id="payments-title" tabIndex={-1}>
@@ -202,16 +213,8 @@ function Payments({ view }: { view: View }) {
           { header: 'Amount', align: 'end', cell: (p) => money(p.amount) },
           { header: 'Method', cell: (p) => (p.source === 'card_processor' ? 'Card (online)' : methodName(p.method)) },
           { header: 'Note or reference', cell: (p) => p.reference || '—', className: 'wrap' },
-          {
-            header: <span className="visually-hidden">Actions</span>,
-            label: 'Actions',
-            cell: (p) =>
-              p.source === 'manual' ? (
-                <button type="button" className="button small danger" disabled={remove.isPending} onClick={() => window.confirm(`Delete the payment of ${money(p.amount)} of ${formatDate(p.paid_on)}?`) && remove.mutate(p.id)}>
-                  Delete<span className="visually-hidden"> the payment of {money(p.amount)} of {formatDate(p.paid_on)}</span>
-                </button>
-              ) : null,
-          },
+          // A void invoice's payments stay listed (the money to give back) and cannot be deleted.
+          ...(inv.status === 'void' ? [] : [actions]),
         ]}
       />
       <FormError message={remove.error ? apiError(remove.error).message : null} />

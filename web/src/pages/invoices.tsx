@@ -102,7 +102,8 @@ function InvoiceTable({ rows, filtered }: { rows: Summary[]; filtered: boolean }
         },
         { header: 'Client', cell: (i) => clientName(i.client_id), className: 'wrap' },
         { header: 'Issued', cell: (i) => formatDate(i.issue_date) },
-        { header: 'Due', cell: (i) => formatDate(i.due_date) },
+        // A credit note is due nothing (its stored due date is its issue date).
+        { header: 'Due', cell: (i) => (i.kind === 'credit_note' ? '—' : formatDate(i.due_date)) },
         { header: 'Total', align: 'end', cell: (i) => formatMoney(i.total, i.currency) },
         { header: 'Balance due', align: 'end', cell: (i) => (i.balance_due > 0 ? formatMoney(i.balance_due, i.currency) : '—') },
         { header: 'Status', cell: (i) => <InvoiceStatus invoice={i} /> },

@@ -1,5 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import type { ApiError } from '../api.ts';
+import { forPeople, type MessageContext } from '../messages.ts';
 
 /** What a control needs to be labelled and tied to its error for a screen reader. */
 export interface ControlProps {
@@ -72,10 +73,12 @@ export interface FormErrors {
 /**
  * Places a failed call's messages next to the fields they concern: the 422 `details` by path, and
  * business errors that name no path by their `code` (e.g. time_entry_locked → the date field).
- * Whatever lands on no field of this form is the form's own error.
+ * Whatever lands on no field of this form is the form's own error. Messages written for the API
+ * are said in the app's words first (`forPeople`; `context.currency` formats amounts in them).
  */
-export function formErrors(error: ApiError | null, fields: readonly string[], codes: Record<string, string> = {}): FormErrors {
+export function formErrors(failed: ApiError | null, fields: readonly string[], codes: Record<string, string> = {}, context: MessageContext = {}): FormErrors {
   const byField = new Map<string, string>();
+  const error = failed && forPeople(failed, context);
   if (error) {
     const fieldOf = (path: string) => fields.find((f) => path === f || path.startsWith(`${f}.`));
     for (const detail of error.details) {

@@ -1,0 +1,55 @@
+import type { ApiError, FieldError } from './api.ts';
+import { formatDate, formatMoney } from './format.ts';
+
+/** What a form knows that a message may need: the currency its amounts are in. */
+export interface MessageContext {
+  currency?: string;
+}
+
+const ISO_DATE = /(\d{4}-\d{2}-\d{2})/;
+const lastSegment = (path: string) => path.slice(path.lastIndexOf('.') + 1);
+
+/**
+ * A field's message in the app's words, where the server's is written for integrators (the type of
+ * a JSON value, date formats, field names, numbers and dates as the API spells them); `undefined`:
+ * the server's message reads well as it is.
+ */
+function fieldMessage(error: ApiError, detail: FieldError, ctx: MessageContext): string | undefined {
+  const { message } = detail;
+  const field = lastSegment(detail.path);
+  if (field === 'hours' && message.startsWith('must be hours as a string')) return 'Not a number of hours: write it as 1.5, 0.25 or 1:30';
+  if (error.code === 'payment_exceeds_balance' && field === 'amount') return `More than the balance due${balanceDue(error, ctx)}`;
+  if (message === 'must be a date' || message.startsWith('must be a real date as')) return 'Enter a date';
+  const date = ISO_DATE.exec(message)?.[1];
+  if (message.startsWith('must not be before the issue date') && date) return `Must not be before the issue date, ${formatDate(date)}`;
+  if (message.startsWith('must not be in the future') && date) return `Must not be in the future (today is ${formatDate(date)})`;
+  if (message === 'must not be before from') return 'Must not be before the first day';
+  if (field === 'recipient_ids' && message.startsWith('must name at least one recipient')) return 'Choose at least one recipient';
+  return undefined;
+}
+
+/** `, £412.00` from the error's `balance_due` in the form's currency; nothing when either is unknown. */
+function balanceDue(error: ApiError, ctx: MessageContext): string {
+  const due = error.extra.balance_due;
+  return typeof due === 'number' && ctx.currency ? `, ${formatMoney(due, ctx.currency)}` : '';
+}
+
+/** The whole error's message (shown when no field of the form explains it), in the app's words. */
+function formMessage(error: ApiError, ctx: MessageContext): string {
+  if (error.code === 'payment_exceeds_balance') return `The payment is more than the balance due${balanceDue(error, ctx)}`;
+  return error.message;
+}
+
+/**
+ * A failed call as people should read it: the server's messages are written for the API (its
+ * integrators read `must be hours as a string`, `at most the balance due, 412`); the app says the
+ * same in its own words, amounts and dates formatted as it formats them. Mapped by the error's
+ * code and field; messages with no mapping are kept.
+ */
+export function forPeople(error: ApiError, ctx: MessageContext = {}): ApiError {
+  return {
+    ...error,
+    message: formMessage(error, ctx),
+    details: error.details.map((d) => ({ ...d, message: fieldMessage(error, d, ctx) ?? d.message })),
+  };
+}
