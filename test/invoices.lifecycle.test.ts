@@ -194,6 +194,13 @@ describe('payments', () => {
     expect(await code(ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 1, method: 'cash' }))).toBe('invoice_already_paid');
   });
 
+  it('an invoice of 0 is issued owing nothing: it stays sent, takes no payment, and says why', async () => {
+    const inv = await sentInvoice(0);
+    const refused = await ws.caller.invoices.markPaid({ email, invoice_id: inv.id }).catch((e: { cause: { code: string; message: string } }) => e.cause);
+    expect(refused).toMatchObject({ code: 'invoice_already_paid', message: expect.stringContaining('totals 0: there is nothing to pay') });
+    expect((await ws.caller.invoices.get({ invoice_id: inv.id })).invoice).toMatchObject({ status: 'sent', balance_due: 0, overdue: false });
+  });
+
   it('deleting a mistaken payment moves the status back: paid → partially paid → sent', async () => {
     const inv = await sentInvoice(100);
     const a = await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 40, method: 'cash' });

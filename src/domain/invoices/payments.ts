@@ -38,7 +38,11 @@ export function paymentRefusal(invoice: InvoiceRow, balanceMinor: number): AppEr
   if (invoice.status === 'draft') {
     return unprocessable('invoice_draft', `Invoice ${invoice.number} is a draft: send it (invoices.send) or mark it sent (invoices.markSent) before recording a payment`);
   }
-  if (balanceMinor <= 0) return unprocessable('invoice_already_paid', `Invoice ${invoice.number} is already paid`);
+  if (balanceMinor <= 0) {
+    // An invoice of 0 is issued owing nothing: it stays `sent`, never overdue, and takes no payment.
+    const why = invoice.totalMinor === 0 ? 'totals 0: there is nothing to pay' : 'is already paid';
+    return unprocessable('invoice_already_paid', `Invoice ${invoice.number} ${why}`);
+  }
   return null;
 }
 
