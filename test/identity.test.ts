@@ -108,4 +108,16 @@ describe('workspace identity', () => {
     // The PDF draws a PNG rendering of the sanitised SVG.
     expect((await sharp(storedLogo()!.logoRaster!).metadata()).format).toBe('png');
   });
+
+  it('SVG: outside references spelled with CSS escapes or image-set are removed too', async () => {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><style>@\\69mport "http://evil.test/import"; rect{fill:u\\72l(http://evil.test/style#p)}</style>
+<style>@font-face{font-family:x;src:u\\000072 l(http://evil.test/font)} .keep{fill:#123456}</style><style>rect{background:image-set("http://evil.test/set.png" 1x)}</style>
+<rect width="10" height="10" style="filter:u\\72l(http://evil.test/attr#f)"/><rect class="keep" width="5" height="5" style="fill:url(#local)"/><text x="1" y="20">hi</text></svg>`;
+    const { identity } = await update({ logo_base64: b64(svg) });
+    const clean = Buffer.from(identity.logo!.base64, 'base64').toString('utf8');
+    expect(clean).not.toContain('evil.test');
+    // references inside the document stay
+    expect(clean).toContain('url(#local)');
+    expect(clean).toContain('hi');
+  });
 });

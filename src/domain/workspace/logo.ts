@@ -57,24 +57,40 @@ async function reencode(bytes: Buffer, format: 'png' | 'jpeg'): Promise<Buffer> 
   }
 }
 
+/** CSS that fetches: `url(...)` not pointing inside the document, `@import`, `image-set(...)`. */
+const EXTERNAL_CSS = /url\(\s*['"]?\s*(?!#)|@import|image-set\(/i;
+
+/**
+ * CSS text with its escapes read (`u\72l(` is `url(`, `@\69mport` is `@import`), so the test above
+ * sees what a browser would: an escape can spell any keyword.
+ */
+const unescapeCss = (css: string) =>
+  css.replace(/\\([0-9a-f]{1,6})[ \t\n\r\f]?|\\([^\n])/gi, (_, hex: string | undefined, char: string | undefined) => {
+    if (hex === undefined) return char ?? '';
+    const code = parseInt(hex, 16);
+    return String.fromCodePoint(code > 0 && code <= 0x10ffff ? code : 0xfffd);
+  });
+
+const fetchesCss = (css: string) => EXTERNAL_CSS.test(unescapeCss(css));
+
 /**
  * SVG through DOMPurify's SVG profile (the sanitiser of the field, over jsdom): no script, no event
  * handler, no foreignObject; on top of its defaults every reference outside the document is
- * removed (`href`/`xlink:href`/`src` not starting with `#`, `url(...)` in attributes and style
- * sheets, `@import`), so the logo can neither run code nor fetch anything when drawn.
+ * removed (`href`/`xlink:href`/`src` not starting with `#`, and style sheets or attributes with
+ * `url(...)`, `@import` or `image-set(...)`, escaped or not), so the logo can neither run code nor
+ * fetch anything when drawn.
  */
 async function sanitizeSvg(bytes: Buffer): Promise<Buffer> {
   const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([import('jsdom'), import('dompurify')]);
   const { window } = new JSDOM('');
   try {
     const purify = createDOMPurify(window);
-    const external = /url\(\s*['"]?\s*(?!#)|@import/i;
     purify.addHook('uponSanitizeElement', (node, data) => {
-      if (data.tagName === 'style' && external.test(node.textContent ?? '')) node.parentNode?.removeChild(node);
+      if (data.tagName === 'style' && fetchesCss(node.textContent ?? '')) node.parentNode?.removeChild(node);
     });
     purify.addHook('uponSanitizeAttribute', (_node, data) => {
       const isReference = /^(xlink:)?href$|^src$/i.test(data.attrName);
-      if ((isReference && !data.attrValue.trim().startsWith('#')) || external.test(data.attrValue)) data.keepAttr = false;
+      if ((isReference && !data.attrValue.trim().startsWith('#')) || fetchesCss(data.attrValue)) data.keepAttr = false;
     });
     const fragment = purify.sanitize(bytes.toString('utf8'), { USE_PROFILES: { svg: true, svgFilters: true }, RETURN_DOM_FRAGMENT: true });
     const svg = fragment.querySelector('svg');
