@@ -94,6 +94,15 @@ describe('Idempotency-Key on REST writes', () => {
     expect(entriesWithNotes(body.notes)).toHaveLength(1);
   });
 
+  it('a body nested deeper than 100 levels is 422, not a 500, and neither runs nor keeps the key', async () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`) as object;
+    const res = await env.alpha.api.post(`${V2}/time-entries`, { ...entryBody('too deep'), metadata: deep }, keyed('deep'));
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: 'validation_failed', details: [{ path: '', message: expect.stringContaining('100 levels') }] });
+    expect(entriesWithNotes('too deep')).toHaveLength(0);
+    expect(storedKey('deep')).toBeUndefined();
+  });
+
   it('keeps a 4xx answer (replayed, and the key stays bound to that request); 409 is not kept', async () => {
     const bad = { ...entryBody(), hours: 'lots' };
     const first = await env.alpha.api.post(`${V2}/time-entries`, bad, keyed('bad-hours'));
