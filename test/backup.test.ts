@@ -177,5 +177,13 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     const ghost = await hourbook(env, 'backup', 'ghost', '--to', backups);
     expect(ghost.code).toBe(1);
     expect(ghost.stderr).toMatch(/no workspace named "ghost"/);
+    // A wrong DATA_DIR (a typo, a volume not mounted) fails, writes nothing and prunes nothing.
+    const kept = readdirSync(backups);
+    const typo = { DATA_DIR: join(root, 'no-such-data') };
+    const empty = await hourbook(typo, 'backup', '--to', backups, '--keep', '1');
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/no workspaces under .*no-such-data: is DATA_DIR right\?/);
+    expect(readdirSync(backups)).toEqual(kept);
+    expect((await hourbook(typo, 'check')).code).toBe(1);
   });
 });

@@ -10,10 +10,15 @@ import { replaceWorkspaceFile, resume, servingServer, stampOf, transferPath } fr
 
 const MANIFEST = 'manifest.json';
 
-/** The workspaces a command names, or every one on disk; an unknown name is a usage error. */
+/**
+ * The workspaces a command names, or every one on disk; an unknown name is a usage error, and so
+ * is a data directory without any: a backup timer whose DATA_DIR has a typo or names a volume not
+ * mounted must fail loudly, not write empty backups (and prune the good ones with `--keep`).
+ */
 export function selected(services: AppServices, names: string[]): string[] {
   const all = services.registry.list();
   for (const name of names) if (!all.includes(name)) throw new UsageError(`no workspace named "${name}" under ${services.config.dataDir}`);
+  if (all.length === 0) throw new UsageError(`no workspaces under ${services.config.dataDir}: is DATA_DIR right?`);
   return names.length > 0 ? names : all;
 }
 
@@ -166,6 +171,6 @@ export const check: Command = (argv, services, io) => {
     `${r.schema_version ?? 'none'}${r.pending_migrations.length ? ` (${r.pending_migrations.length} pending)` : ''}${r.newer_than_this_version ? ' (newer than this hourbook)' : ''}`,
     `${r.page_size}${r.page_size === PAGE_SIZE ? '' : ` (hourbook vacuum makes it ${PAGE_SIZE})`}`,
   ]);
-  print(io, values.json, { workspaces: results }, results.length ? table([['workspace', 'file', 'schema', 'page size'], ...rows]) : 'no workspaces');
+  print(io, values.json, { workspaces: results }, table([['workspace', 'file', 'schema', 'page size'], ...rows]));
   if (results.some((r) => !r.ok)) throw new UsageError(`${results.filter((r) => !r.ok).length} workspace file(s) failed the check`);
 };
