@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clients, idempotencyKeys, invoices, timeEntries } from '../src/db/schema/index.ts';
+import { clients, idempotencyKeys, invoices, timeEntries, webhookEndpoints } from '../src/db/schema/index.ts';
 import { keysInFlight } from '../src/idempotency/exchange.ts';
 import { idempotencyKeysJob } from '../src/jobs/idempotency.ts';
 import { createApiKey } from '../src/workspaces/keys.ts';
@@ -242,6 +242,24 @@ describe('Idempotency-Key on tRPC mutations over HTTP', () => {
     const batch = await trpcPost('clients.create,clients.create?batch=1', { 0: { ...input, name: 'B1' }, 1: { ...input, name: 'B2' } }, 'trpc-two');
     expect(batch.body.map((r: { error: { data: { code: string } } }) => r.error.data.code)).toEqual(['idempotency_key_batch', 'idempotency_key_batch']);
     expect(clientNamed('B1')).toHaveLength(0);
+  });
+
+  it('refuses a key on a call whose answer shows a secret once (it would be kept in the file): nothing is made, nothing kept', async () => {
+    const endpoints = () => env.alpha.handle.db.select().from(webhookEndpoints).all().length;
+    const before = endpoints();
+    for (const [path, input] of [
+      ['webhooks.create', { email: env.alpha.ownerEmail, url: 'https://hooks.example.com/in' }],
+      ['apiKeys.create', { label: 'ci' }],
+    ] as const) {
+      const res = await trpcPost(path, input, `secret-${path}`);
+      expect(res.status, path).toBe(422);
+      expect(res.body.error.data.code).toBe('idempotency_key_not_accepted');
+      expect(storedKey(`secret-${path}`)).toBeUndefined();
+    }
+    expect(endpoints()).toBe(before);
+    // without a key it is answered, secret and all
+    const made = await send(env.url, 'POST', '/trpc/webhooks.create', { host: env.alpha.host, key: env.alpha.key, body: { email: env.alpha.ownerEmail, url: 'https://hooks.example.com/in' } });
+    expect(made.body.result.data.secret).toMatch(/^whsec_/);
   });
 });
 

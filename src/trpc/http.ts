@@ -12,7 +12,7 @@ import type { AppServices } from '../services.ts';
 import { contextFor, type CallHooks, type Context } from './context.ts';
 import { responseMeta, toAppError } from './errors.ts';
 import { authenticate } from './init.ts';
-import { procedureSchemas } from './procedure-schemas.ts';
+import { answersWithSecret, procedureSchemas } from './procedure-schemas.ts';
 import { appRouter } from './router.ts';
 import { browserRequest } from '../web/browser.ts';
 import { csrfGuard } from '../web/csrf.ts';
@@ -81,6 +81,14 @@ async function idempotencyOfMutation(ctx: Context, req: Request, res: Response):
     const auth = authenticate(ctx);
     if (req.query.batch !== undefined && req.path.split(',').length > 1) {
       throw new AppError('unprocessable', 'idempotency_key_batch', 'An Idempotency-Key covers one call: send each mutation in a request of its own');
+    }
+    const procedure = req.path.slice(1);
+    if (answersWithSecret(procedure)) {
+      throw new AppError(
+        'unprocessable',
+        'idempotency_key_not_accepted',
+        `${procedure} answers with a secret that is shown once and never stored, so its answer cannot be kept for a retry: call it without an Idempotency-Key`,
+      );
     }
     const claim = claimIdempotencyKey({ services, handle: auth.handle, principal: { kind: 'api_key', id: auth.keyId }, key, method: req.method, path: req.originalUrl });
     if (claim.kind === 'refused') throw claim.error;

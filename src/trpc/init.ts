@@ -13,7 +13,16 @@ import { verifyApiKey } from '../workspaces/keys.ts';
 import type { Authenticated, Context } from './context.ts';
 import { toAppError } from './errors.ts';
 
-const t = initTRPC.context<Context>().create({
+/** What a procedure declares about itself beyond its schemas. */
+export interface ProcedureMeta {
+  /**
+   * Its answer shows a secret once (an API key, a webhook signing secret), which is never stored:
+   * an `Idempotency-Key` cannot keep that answer for a retry, so it is refused (docs/idempotency.md).
+   */
+  secretAnswer?: boolean;
+}
+
+const t = initTRPC.context<Context>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error }) {
     const { error: app } = toAppError(error);
     return {

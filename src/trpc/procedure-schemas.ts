@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { actingUserProcedure } from './init.ts';
+import { actingUserProcedure, type ProcedureMeta } from './init.ts';
 import { appRouter } from './router.ts';
 
 export interface ProcedureSchemas {
@@ -13,6 +13,7 @@ export interface ProcedureSchemas {
 interface ProcedureDef {
   inputs?: unknown[];
   output?: unknown;
+  meta?: ProcedureMeta;
 }
 
 const procedures = (appRouter._def as unknown as { procedures: Record<string, { _def: ProcedureDef } | undefined> }).procedures;
@@ -29,3 +30,6 @@ export function procedureSchemas(path: string): ProcedureSchemas {
     actingUser: actingUserInput !== undefined && inputs.includes(actingUserInput as z.ZodType),
   };
 }
+
+/** Whether the procedure at `path` answers with a secret shown once (false for no such procedure). */
+export const answersWithSecret = (path: string): boolean => procedures[path]?._def.meta?.secretAnswer === true;

@@ -30,6 +30,7 @@ export const apiKeysRouter = router({
     .output(listKeysOutput)
     .query(({ ctx }) => listApiKeys(ctx.scope)),
   create: workspaceProcedure
+    .meta({ secretAnswer: true })
     .input(createKeyInput)
     .output(createKeyOutput)
     .mutation(({ ctx, input }) => createKey(ctx.scope, input)),

@@ -37,6 +37,7 @@ export const webhooksRouter = router({
     .query(({ ctx, input }) => webhookOverview(ctx.scope, input)),
   /** Answers the signing secret, once. */
   create: actingUserProcedure
+    .meta({ secretAnswer: true })
     .input(createInput)
     .output(withSecretOutput)
     .mutation(({ ctx, input }) => createEndpoint(ctx.scope, input)),
@@ -47,6 +48,7 @@ export const webhooksRouter = router({
     .mutation(({ ctx, input }) => updateEndpoint(ctx.scope, input)),
   /** A new signing secret, answered once; the old one stops signing at once. */
   rotateSecret: actingUserProcedure
+    .meta({ secretAnswer: true })
     .input(endpointIdInput)
     .output(withSecretOutput)
     .mutation(({ ctx, input }) => rotateEndpointSecret(ctx.scope, input)),
