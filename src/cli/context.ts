@@ -1,4 +1,4 @@
-import type { Scope } from '../domain/scope.ts';
+import type { OpenScope, Scope } from '../domain/scope.ts';
 import { AppError } from '../errors.ts';
 import { openWorkspaceScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
@@ -30,7 +30,19 @@ export function openWorkspace(services: AppServices, subdomain: string | undefin
 }
 
 /** A command acts for the workspace itself (no person), like a call with the workspace's own key. */
-export const scopeOf = (services: AppServices, handle: WorkspaceHandle): Scope => openWorkspaceScope(services, handle).scope;
+export function scopeOf(services: AppServices, handle: WorkspaceHandle): Scope {
+  const open = openWorkspaceScope(services, handle);
+  opened.push(open);
+  return open.scope;
+}
+
+/** The scopes the running command opened: settled when it ends, so its writes wake the jobs (`services.wake`). */
+const opened: OpenScope[] = [];
+
+/** Hands every effect the command's writes registered to `services.wake`; run() calls it when a command ends. */
+export function settleScopes(): void {
+  for (const open of opened.splice(0)) open.settle();
+}
 
 /** Domain errors (a taken e-mail, an unknown role) are bad arguments on the command line. */
 export function asUsage<T>(fn: () => T, flags: Record<string, string> = {}): T {

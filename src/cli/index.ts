@@ -1,6 +1,7 @@
 import { packageVersion } from '../package.ts';
 import { UsageError } from './args.ts';
 import type { Command, Io } from './context.ts';
+import type { Effect } from '../domain/scope.ts';
 
 /**
  * One row per command. Each names the module that holds it, loaded only when that command runs,
@@ -130,16 +131,21 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const shown = group.length > 0 ? usageOf(group) : USAGE;
     throw new UsageError(`unknown command "${[first, second].filter(Boolean).join(' ')}"\n\n${shown}`);
   }
-  const [command, { loadConfig }, { createServices }] = await Promise.all([found.row.load(), import('../config.ts'), import('../services.ts')]);
+  const [command, { loadConfig }, { createServices }, { settleScopes }] = await Promise.all([found.row.load(), import('../config.ts'), import('../services.ts'), import('./context.ts')]);
   const services = createServices(loadConfig());
   if (found.row.serves) {
     await command(found.rest, services, io);
     return 0;
   }
+  // What the command's writes gave the jobs to do: a server serving the data directory is told.
+  const woken = new Map<string, Set<Effect>>();
+  services.wake = (effect, subdomain) => woken.set(subdomain, (woken.get(subdomain) ?? new Set()).add(effect));
   try {
     await command(found.rest, services, io);
   } finally {
+    settleScopes();
     services.registry.closeAll();
+    if (woken.size > 0) await (await import('./wake-server.ts')).wakeServer(services.config.dataDir, woken);
   }
   return 0;
 }

@@ -83,7 +83,7 @@ export const redeliver: Command = (argv, services, io) => {
   const handle = openWorkspace(services, positionals[0]);
   const input = { endpoint_id: required('<endpoint-id>', positionals[1]), event_id: required('<event-id>', positionals[2]) };
   const { delivery } = asUsage(() => redeliverEvent(scopeOf(services, handle), input));
-  print(io, values.json, { delivery }, `queued ${delivery.event_type} (${delivery.event_id}) again as delivery ${delivery.id}; the server sends it within 30 s`);
+  print(io, values.json, { delivery }, `queued ${delivery.event_type} (${delivery.event_id}) again as delivery ${delivery.id}; a server serving this data directory sends it at once`);
 };
 
 export const events: Command = (argv, services, io) => {

@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { AppError } from '../errors.ts';
 import { packageVersion } from '../package.ts';
 import { sendError } from '../rest/respond.ts';
+import type { Effect } from '../domain/scope.ts';
 import type { AppServices } from '../services.ts';
 import { checkFile, copyConsistent, installCopy, isHealthy } from '../workspaces/backup.ts';
 import { isValidSubdomain } from '../workspaces/host.ts';
@@ -53,6 +54,9 @@ function workspaceOf(services: AppServices, req: Request, mayBeAbsent = false): 
   return subdomain;
 }
 
+/** What a write can give the jobs to do (`Effect`), as `wake` accepts it. */
+const EFFECTS: readonly Effect[] = ['outbox', 'webhooks', 'changed'];
+
 const reasonOf = (req: Request) => (typeof req.body?.reason === 'string' ? req.body.reason.slice(0, 200) : 'maintenance');
 
 /** Pause, resume, hand over and retire: what this node serves of a workspace. */
@@ -79,6 +83,15 @@ function holdRoutes(router: Router, services: AppServices): void {
     await registry.handOver(subdomain, reasonOf(req));
     logger.info({ workspace: subdomain, reason: reasonOf(req) }, 'workspace handed over: every request answered 503');
     res.json(stateOf(subdomain));
+  });
+
+  // A command run beside the server wrote to the workspace: its jobs look at it now, not at their next visit.
+  router.post('/workspaces/:subdomain/wake', (req, res) => {
+    const subdomain = workspaceOf(services, req);
+    const asked: unknown[] = Array.isArray(req.body?.effects) ? (req.body.effects as unknown[]) : [];
+    const effects = EFFECTS.filter((e) => asked.includes(e));
+    for (const effect of effects) services.wake(effect, subdomain);
+    res.json({ subdomain, woken: effects });
   });
 
   router.post('/workspaces/:subdomain/retire', (req, res) => {
