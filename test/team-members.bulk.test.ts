@@ -81,6 +81,11 @@ describe('hourbook member import', () => {
     expect((await run('member', 'import', 'beta', bad)).stderr).toMatch(/unknown column surname/);
     writeFileSync(bad, 'email,first_name,last_name\nnot-an-email,A,B\n');
     expect((await run('member', 'import', 'beta', bad)).stderr).toMatch(/line 2 \(email\)/);
+    // blank lines are skipped, and a refused row is still named by its own line
+    writeFileSync(bad, 'email,first_name,last_name\nx1@beta.test,X,One\n\n\nx1@beta.test,X,Dup\n');
+    expect((await run('member', 'import', 'beta', bad)).stderr).toMatch(/line 5: .*x1@beta.test/);
+    writeFileSync(bad, 'email,first_name,last_name\n\nnot-an-email,A,B\n');
+    expect((await run('member', 'import', 'beta', bad)).stderr).toMatch(/line 3 \(email\)/);
     expect(memberCount(env.beta)).toBe(before + 2);
   });
 });

@@ -33,8 +33,9 @@ export const add: Command = (argv, services, io) => {
 /** The columns of a member CSV file; `role` and `time_zone` may be left out or empty. */
 const CSV_COLUMNS = ['email', 'first_name', 'last_name', 'role', 'time_zone'] as const;
 
-/** `members.12.email` → `line 14 (email)`: the file's header is line 1. */
-const lineOf = (message: string) => message.replace(/^members\.(\d+)(?:\.(\w+))?:?/, (_, i: string, field?: string) => `line ${Number(i) + 2}${field ? ` (${field})` : ''}:`);
+/** `members.12.email` → `line 15 (email)`: the line of the file that 13th member was read from. */
+const lineOf = (message: string, lines: readonly number[]) =>
+  message.replace(/^members\.(\d+)(?:\.(\w+))?:?/, (_, i: string, field?: string) => `line ${lines[Number(i)] ?? Number(i) + 2}${field ? ` (${field})` : ''}:`);
 
 /** `hourbook member import <subdomain> <file.csv>`: every member of the file in one transaction, or none. */
 export const importCsv: Command = async (argv, services, io) => {
@@ -44,8 +45,12 @@ export const importCsv: Command = async (argv, services, io) => {
   const { readFile } = await import('node:fs/promises');
   const { parse: parseCsv } = await import('csv-parse/sync');
   let rows: Record<string, string>[];
+  /** Each row's line in the file (blank lines are skipped, so it is not the row's place + 2). */
+  let lines: number[];
   try {
-    rows = parseCsv(await readFile(file), { columns: true, bom: true, skip_empty_lines: true, trim: true });
+    const read = parseCsv(await readFile(file), { columns: true, bom: true, skip_empty_lines: true, trim: true, info: true }) as { record: Record<string, string>; info: { lines: number } }[];
+    rows = read.map((r) => r.record);
+    lines = read.map((r) => r.info.lines);
   } catch (err) {
     throw new UsageError(`${file}: ${(err as Error).message}`);
   }
@@ -53,10 +58,10 @@ export const importCsv: Command = async (argv, services, io) => {
   if (unknown.length > 0) throw new UsageError(`${file}: unknown column ${unknown.join(', ')}; the columns are ${CSV_COLUMNS.join(', ')}`);
   if (rows.length === 0) throw new UsageError(`${file}: no members in the file`);
   /** A field of data line i as the message names it: `line 7 (email)`. */
-  const fieldsOfLine = (i: number) => Object.fromEntries(['email', 'first_name', 'last_name', 'time_zone', 'organization_role'].map((f) => [f, `line ${i + 2} (${f === 'organization_role' ? 'role' : f})`]));
+  const fieldsOfLine = (i: number) => Object.fromEntries(['email', 'first_name', 'last_name', 'time_zone', 'organization_role'].map((f) => [f, `line ${lines[i]} (${f === 'organization_role' ? 'role' : f})`]));
   const members = rows.map((row, i) =>
     check(
-      `line ${i + 2}`,
+      `line ${lines[i]}`,
       memberInput,
       { email: row.email, first_name: row.first_name, last_name: row.last_name, organization_role: row.role || 'Member', time_zone: row.time_zone || undefined },
       fieldsOfLine(i),
@@ -66,7 +71,7 @@ export const importCsv: Command = async (argv, services, io) => {
   try {
     created = createTeamMembers(scopeOf(services, handle), { members });
   } catch (err) {
-    if (err instanceof AppError) throw new UsageError(lineOf(err.message));
+    if (err instanceof AppError) throw new UsageError(lineOf(err.message, lines));
     throw err;
   }
   const n = created.team_members.length;
