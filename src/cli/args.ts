@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { z } from 'zod';
+import { lowerCaseUuid } from '../domain/uuid.ts';
 
 /** A bad argument: printed on stderr, exit status 1. */
 export class UsageError extends Error {}
@@ -28,3 +29,6 @@ export function required(flag: string, value: string | undefined): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
   return value;
 }
+
+/** A required id argument; a UUID in upper case is read as the same id, as the API reads it. */
+export const requiredId = (flag: string, value: string | undefined): string => lowerCaseUuid(required(flag, value));

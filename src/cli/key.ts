@@ -1,6 +1,6 @@
 import { isCalendarDate, nonEmptyText } from '../domain/fields.ts';
 import { createApiKey, revokeApiKey } from '../workspaces/keys.ts';
-import { check, parse, required, UsageError } from './args.ts';
+import { check, parse, requiredId, UsageError } from './args.ts';
 import { openWorkspace, print, type Command } from './context.ts';
 
 export const create: Command = (argv, services, io) => {
@@ -20,7 +20,7 @@ export const create: Command = (argv, services, io) => {
 export const revoke: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, {});
   const handle = openWorkspace(services, positionals[0]);
-  const keyId = required('<key-id>', positionals[1]);
+  const keyId = requiredId('<key-id>', positionals[1]);
   if (!revokeApiKey(handle.db, keyId, services.clock())) throw new UsageError(`no live key ${keyId} in ${handle.subdomain}`);
   print(io, values.json, { id: keyId, revoked: true }, `revoked key ${keyId}`);
 };

@@ -1,7 +1,7 @@
 import { listDeliveries, listEvents, redeliverEvent } from '../domain/webhooks/deliveries.ts';
 import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint } from '../domain/webhooks/endpoints.ts';
 import { createInput, deliveriesInput, eventsInput, type DeliveryRecord, type EndpointRecord } from '../domain/webhooks/schemas.ts';
-import { check, parse, required } from './args.ts';
+import { check, parse, required, requiredId } from './args.ts';
 import { asUsage, openWorkspace, print, scopeOf, type Command } from './context.ts';
 
 /** Webhook endpoints from the command line; the command acts for the workspace (like its API key). */
@@ -38,7 +38,7 @@ export const list: Command = (argv, services, io) => {
 export const remove: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, {});
   const handle = openWorkspace(services, positionals[0]);
-  const endpointId = required('<endpoint-id>', positionals[1]);
+  const endpointId = requiredId('<endpoint-id>', positionals[1]);
   const result = asUsage(() => deleteEndpoint(scopeOf(services, handle), { endpoint_id: endpointId }));
   print(io, values.json, result, `removed webhook endpoint ${endpointId}`);
 };
@@ -48,7 +48,7 @@ const switchTo =
   (argv, services, io) => {
     const { values, positionals } = parse(argv, {});
     const handle = openWorkspace(services, positionals[0]);
-    const endpointId = required('<endpoint-id>', positionals[1]);
+    const endpointId = requiredId('<endpoint-id>', positionals[1]);
     const { endpoint } = asUsage(() => updateEndpoint(scopeOf(services, handle), { endpoint_id: endpointId, enabled }));
     print(io, values.json, { endpoint }, describeEndpoint(endpoint));
   };
@@ -58,7 +58,7 @@ export const disable = switchTo(false);
 export const rotateSecret: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, {});
   const handle = openWorkspace(services, positionals[0]);
-  const endpointId = required('<endpoint-id>', positionals[1]);
+  const endpointId = requiredId('<endpoint-id>', positionals[1]);
   const { endpoint, secret } = asUsage(() => rotateEndpointSecret(scopeOf(services, handle), { endpoint_id: endpointId }));
   print(io, values.json, { endpoint, secret }, `${describeEndpoint(endpoint)}\nnew signing secret (shown once): ${secret}`);
 };
@@ -67,7 +67,7 @@ export const deliveries: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, { event: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } });
   const handle = openWorkspace(services, positionals[0]);
   const input = check('deliveries', deliveriesInput, {
-    endpoint_id: required('<endpoint-id>', positionals[1]),
+    endpoint_id: requiredId('<endpoint-id>', positionals[1]),
     event_id: values.event,
     status: values.status,
     limit: values.limit === undefined ? undefined : Number(values.limit),
@@ -81,7 +81,7 @@ export const deliveries: Command = (argv, services, io) => {
 export const redeliver: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, {});
   const handle = openWorkspace(services, positionals[0]);
-  const input = { endpoint_id: required('<endpoint-id>', positionals[1]), event_id: required('<event-id>', positionals[2]) };
+  const input = { endpoint_id: requiredId('<endpoint-id>', positionals[1]), event_id: requiredId('<event-id>', positionals[2]) };
   const { delivery } = asUsage(() => redeliverEvent(scopeOf(services, handle), input));
   print(io, values.json, { delivery }, `queued ${delivery.event_type} (${delivery.event_id}) again as delivery ${delivery.id}; a server serving this data directory sends it at once`);
 };

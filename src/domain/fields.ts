@@ -1,17 +1,12 @@
 import { z } from 'zod';
 import './messages.ts';
+import { lowerCaseUuid } from './uuid.ts';
 
 /**
  * Field schemas shared by every resource, so each rule is written once and both doors (REST and
  * tRPC) and the command line accept exactly the same values.
  */
 
-/**
- * UUIDs are read regardless of case (RFC 9562; Swift, for one, prints them in upper case) and
- * stored, compared and answered in lower case, as every id here is made.
- */
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const lowerCaseUuid = (value: string) => (UUID_SHAPE.test(value) ? value.toLowerCase() : value);
 
 export const uuid = z.uuid({ message: 'must be a UUID' }).overwrite(lowerCaseUuid);
 
