@@ -76,6 +76,8 @@ describe('hourbook report', () => {
     [['report', 'time', 'acme', '--billable', 'maybe'], /--billable/],
     [['report', 'time', 'ghost'], /no workspace named "ghost"/],
     [['report', 'frobnicate', 'acme'], /unknown command/],
+    [['report', 'receivables', 'acme', '--bom'], /--bom goes with --csv/],
+    [['report', 'receivables', 'acme', '--csv', '--json'], /choose one/],
   ])('exits 1 with a message naming the flag: %j', async (args, message) => {
     const res = await hourbook(...args);
     expect(res.code).toBe(1);

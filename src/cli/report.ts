@@ -6,7 +6,7 @@ import { receivablesInput, timeReportInput, unbilledInput, type ExportInput, typ
 import { timeReport } from '../domain/reports/time-report.ts';
 import { unbilledReport } from '../domain/reports/unbilled.ts';
 import type { Scope } from '../domain/scope.ts';
-import { check, parse } from './args.ts';
+import { check, parse, UsageError } from './args.ts';
 import { asUsage, openWorkspace, print, scopeOf, type Command, type Io } from './context.ts';
 
 /**
@@ -77,6 +77,8 @@ function reportCommand<S extends z.ZodType, O>(
 ): Command {
   return (argv, services, io) => {
     const { values, positionals } = parse(argv, { ...options, ...csvFlags });
+    if (values.bom && !values.csv) throw new UsageError('--bom goes with --csv (it starts the CSV with a byte order mark)');
+    if (values.csv && values.json) throw new UsageError('--csv and --json: choose one (the CSV file, or the JSON answer)');
     const handle = openWorkspace(services, positionals[0]);
     const input = check('report', schema, toInput(values as Record<string, string | boolean | undefined>), FLAGS);
     const scope = scopeOf(services, handle);
