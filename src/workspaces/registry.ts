@@ -24,7 +24,9 @@ export class WorkspaceRegistry {
 
   constructor(private readonly opts: RegistryOptions) {
     this.maxOpen = opts.maxOpen ?? 64;
-    mkdirSync(opts.dataDir, { recursive: true });
+    // A data directory it makes is its owner's alone: the files hold every record of an agency,
+    // and mail written to files holds live password links. One made by the operator keeps its mode.
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   }
 
   get dataDir(): string {
