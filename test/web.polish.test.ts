@@ -118,6 +118,19 @@ describe.skipIf(!hasChromium)('focus, the phone menu, business dates and message
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     expect(await focused(page)).toBe(name);
+
+    // Deleting an entry removes the Edit button that opened the dialog: focus goes to its day.
+    await opener.focus();
+    await page.keyboard.press('Enter');
+    await dialog.getByLabel('Hours').fill('0.5');
+    await dialog.getByRole('button', { name: 'Add time', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: /^Edit 0:30 on / }).first().click();
+    const edit = page.getByRole('dialog', { name: 'Edit time' });
+    await edit.getByRole('button', { name: 'Delete', exact: true }).click();
+    await edit.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H3');
+    expect(await page.evaluate(() => document.activeElement?.id)).toMatch(/^day-\d{4}-\d{2}-\d{2}$/);
     await page.context().close();
   });
 

@@ -6,6 +6,7 @@ import { useMe } from '../session.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Check, Field, FormError, formErrors, type FormErrors } from '../ui/field.tsx';
 import { SelectField, TextField } from '../ui/form.tsx';
+import { focusWhenShown } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 
 export type Week = Outputs['timesheet']['week'];
@@ -103,7 +104,11 @@ function useEntryForm(week: Week, target: EntryTarget, onClose: () => void) {
   });
   const remove = useMutation({
     mutationFn: () => api.timeEntries.delete.mutate({ email: me.member.email, time_entry_id: editing!.id, is_override: override }),
-    onSuccess: finish('Time entry deleted'),
+    onSuccess: () => {
+      finish('Time entry deleted')();
+      // The entry's Edit button, which opened the dialog, is gone with it: its day takes the focus.
+      if (editing) focusWhenShown(`day-${editing.recorded_on}`);
+    },
   });
   const failed = save.error ?? remove.error;
   return {

@@ -197,7 +197,7 @@ function DayList({ week, onOpen }: { week: Week; onOpen: (t: EntryTarget) => voi
         return (
           <section key={d} className={`day${d === week.today ? ' today' : ''}`} aria-labelledby={`day-${d}`}>
             <div className="day-head">
-              <h3 id={`day-${d}`}>
+              <h3 id={`day-${d}`} tabIndex={-1}>
                 {formatLongDay(d)}
                 {d === week.today && <span className="visually-hidden"> (today)</span>}
               </h3>
