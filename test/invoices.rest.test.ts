@@ -369,6 +369,24 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
       expect(bad.status).toBe(422);
     });
 
+    it("a person rate project bills a person taken off it at no default rate: 422 rate_unknown, never 0; a line rate still bills", async () => {
+      const db = env.alpha.handle.db;
+      const client = makeClient(db);
+      const project = makeProject(db, client.id, { billingMethod: 'hourly_person_rate', hourlyRateMinor: 10000 });
+      const task = makeTask(db, project.id);
+      const member = makeMember(db);
+      const pu = makeProjectUser(db, project.id, member.id, { hourlyRateMinor: 7000 });
+      const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: member.id });
+      await env.alpha.caller.projects.removeUser({ project_id: project.id, project_user_id: pu.id });
+      const line = { time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: member.id };
+      const refused = await post(client.id, { email: env.alpha.ownerEmail, number: nextNumber(), total: 0, invoice_time_entries: [line] });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ code: 'rate_unknown', time_entry_id: e.id });
+      expect(entryRow(e.id).status).toBe('unbilled');
+      const priced = await post(client.id, { email: env.alpha.ownerEmail, number: nextNumber(), total: 70, invoice_time_entries: [{ ...line, hourly_rate: 70 }] });
+      expect(priced.status, JSON.stringify(priced.body)).toBe(201);
+    });
+
     it('JPY: no decimals anywhere', async () => {
       const s = setup(env.alpha.handle.db, { entries: 1, currency: 'JPY', project: { hourlyRateMinor: 1333 } });
       env.alpha.handle.db.update(timeEntries).set({ seconds: 5400 }).where(eq(timeEntries.id, s.entries[0]!.id)).run();

@@ -77,11 +77,15 @@ const MAX_MINOR = BigInt(MAX_EXACT_MINOR);
 /** What the rate rule reads about an entry: its project's billing method and the three rates. */
 export type RateFacts = Pick<BillableEntry, 'billingMethod' | 'projectRateMinor' | 'projectCurrency' | 'taskRateMinor' | 'personRateMinor'>;
 
+/** Whether an entry of an `hourly_person_rate` project has no person rate: its person was taken off the project. */
+const lacksPersonRate = (entry: RateFacts) => entry.billingMethod === 'hourly_person_rate' && entry.personRateMinor === null;
+
 /**
  * The hourly rate (minor units) an invoice in `currency` bills an entry at when its line gives
- * none, by the project's billing method (docs/design.md §5). Null when that rate is in another
- * currency than the invoice's: the line must then give `hourly_rate`. Invoices and reports both
- * price time through this one rule.
+ * none, by the project's billing method (docs/design.md §5). Null when there is none to use: the
+ * rate is in another currency than the invoice's, or the project bills each person's rate and the
+ * entry's person is no longer on it (never 0 in silence). The line must then give `hourly_rate`;
+ * reports count such entries as unpriced. Invoices and reports both price time through this one rule.
  */
 export function defaultHourlyRateMinor(entry: RateFacts, currency: string): number | null {
   let rate: number;
@@ -90,7 +94,8 @@ export function defaultHourlyRateMinor(entry: RateFacts, currency: string): numb
       rate = entry.projectRateMinor;
       break;
     case 'hourly_person_rate':
-      rate = entry.personRateMinor ?? 0;
+      if (entry.personRateMinor === null) return null;
+      rate = entry.personRateMinor;
       break;
     case 'hourly_task_rate':
       rate = entry.taskRateMinor;
@@ -165,6 +170,13 @@ export function computeTimeLines(
       rate = minor;
     } else {
       const standard = defaultHourlyRateMinor(entry, opts.currency);
+      if (standard === null && lacksPersonRate(entry)) {
+        throw unprocessable(
+          'rate_unknown',
+          `The person of time entry ${entry.id} is no longer on its project, which bills each person's rate: give hourly_rate (or add them to the project again)`,
+          { time_entry_id: entry.id },
+        );
+      }
       if (standard === null) {
         throw unprocessable(
           'currency_mismatch',

@@ -13,7 +13,8 @@ export const removeProjectUserOutput = z.object({ notice_code: z.literal('projec
 /**
  * `projects.removeUser`: Owner, Admin or a project manager of the project takes a member off it.
  * The member records no more time on the project (a timer running on it stops without recording);
- * their recorded entries stay, with their rates.
+ * their recorded entries stay. Their rate goes with them: on an `hourly_person_rate` project their
+ * unbilled entries have no default rate any more, and an invoice must give one (422 `rate_unknown`).
  */
 export function removeProjectUser(scope: Scope, input: z.output<typeof removeProjectUserInput>): z.output<typeof removeProjectUserOutput> {
   return scope.write((tx) => {
