@@ -4,10 +4,9 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processorEvents } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
-import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
-import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
+import { startBrowserSuite } from './helpers/app-server.ts';
+import { checkPage, hasChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeRecipient } from './helpers/factories.ts';
 
@@ -27,7 +26,7 @@ const DESKTOP_SHOT = { width: 1280, height: 800 };
 const OWNER = 'owen@inv.test';
 const INVOICES = 80;
 
-let prepared: Awaited<ReturnType<typeof prepareApp>>;
+let suite: Awaited<ReturnType<typeof startBrowserSuite>>;
 let port: number;
 let services: AppServices;
 let browser: Browser;
@@ -79,19 +78,13 @@ async function seed(apiKey: string) {
 
 describe.skipIf(!hasChromium)('the invoice list, draft editor and payment dialog in Chromium', { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    prepared = await prepareApp('inv.test');
-    ({ port } = prepared);
-    ({ services } = await prepared.start());
-    const created = provisionWorkspace(services.registry, { subdomain: 'inv', timeZone: 'America/New_York', owner: { email: OWNER, firstName: 'Owen', lastName: 'Owner' } }, new Date());
-    await seed(created.apiKey);
-    browser = await launchChromium();
+    suite = await startBrowserSuite('inv.test', { subdomain: 'inv', timeZone: 'America/New_York', owner: { email: OWNER, firstName: 'Owen', lastName: 'Owner' } });
+    ({ port, services, browser } = suite);
+    await seed(suite.apiKey);
     owner = await signIn(OWNER);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await prepared?.close();
-  });
+  afterAll(() => suite?.close());
 
   it('lists invoices newest first; Show more continues with the older ones, without gaps or repeats', async () => {
     // What the procedure says, oldest first, reversed: the order the page must show.

@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
-import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
-import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, hasChromium, launchChromium, NO_CHROMIUM, PHONE, SCREENSHOTS } from './helpers/browser.ts';
+import { startBrowserSuite } from './helpers/app-server.ts';
+import { checkPage, hasChromium, NO_CHROMIUM, PHONE, SCREENSHOTS } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeProjectSetup, makeRecipient } from './helpers/factories.ts';
 
@@ -28,7 +27,7 @@ const OWNER = 'pia@polish.test';
 const WORKSPACE_ZONE = 'Pacific/Kiritimati';
 const BROWSER_ZONE = 'Pacific/Pago_Pago';
 
-let prepared: Awaited<ReturnType<typeof prepareApp>>;
+let suite: Awaited<ReturnType<typeof startBrowserSuite>>;
 let port: number;
 let services: AppServices;
 let browser: Browser;
@@ -78,19 +77,13 @@ async function seed(apiKey: string) {
 
 describe.skipIf(!hasChromium)('focus, the phone menu, business dates and messages for people in Chromium', { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    prepared = await prepareApp('polish.test');
-    ({ port } = prepared);
-    ({ services } = await prepared.start());
-    const created = provisionWorkspace(services.registry, { subdomain: 'polish', timeZone: WORKSPACE_ZONE, owner: { email: OWNER, firstName: 'Pia', lastName: 'Owner' } }, new Date());
-    await seed(created.apiKey);
-    browser = await launchChromium();
+    suite = await startBrowserSuite('polish.test', { subdomain: 'polish', timeZone: WORKSPACE_ZONE, owner: { email: OWNER, firstName: 'Pia', lastName: 'Owner' } });
+    ({ port, services, browser } = suite);
+    await seed(suite.apiKey);
     owner = await signIn(OWNER);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await prepared?.close();
-  });
+  afterAll(() => suite?.close());
 
   it('returns focus to the opener when the time dialog closes by Escape, Cancel or ×, and says how to write hours', async () => {
     const page = await signIn(setup.member.email);

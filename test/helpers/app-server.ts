@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { provisionWorkspace } from '../../src/domain/workspace/provision.ts';
 import { createServices, type AppServices } from '../../src/services.ts';
+import { launchChromium } from './browser.ts';
 import { startSmtp } from './smtp.ts';
 import { freePort } from './ports.ts';
 
@@ -42,6 +44,30 @@ export async function prepareApp(mailDomain: string, extraEnv: Record<string, st
       await running?.server.close();
       await smtp.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * What a browser suite starts from: the app served (`prepareApp`), one workspace in it, and a
+ * Chromium. `close` stops the browser, the server and the mail server, and removes the data.
+ */
+export async function startBrowserSuite(mailDomain: string, workspace: Parameters<typeof provisionWorkspace>[1]) {
+  const prepared = await prepareApp(mailDomain);
+  const { services } = await prepared.start();
+  const { apiKey } = provisionWorkspace(services.registry, workspace, new Date());
+  const browser = await launchChromium().catch(async (err: unknown) => {
+    await prepared.close();
+    throw err;
+  });
+  return {
+    port: prepared.port,
+    services,
+    apiKey,
+    browser,
+    close: async () => {
+      await browser.close();
+      await prepared.close();
     },
   };
 }
