@@ -16,7 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-async function invoice(opts: { remind: boolean; number: string; send?: boolean }) {
+/** An invoice e-mailed (or kept as a draft) at `at`, by default 2026-11-10 10:00 UTC, due 2026-11-20. */
+async function invoice(opts: { remind: boolean; number: string; send?: boolean; at?: string; issueDate?: string; dueDate?: string }) {
+  clock.set(opts.at ?? '2026-11-10T10:00:00.000Z');
   const db = env.alpha.handle.db;
   const client = makeClient(db, { name: 'Reminded Ltd' });
   const project = makeProject(db, client.id, { replyTo: 'pm@agency.test' });
@@ -25,8 +27,8 @@ async function invoice(opts: { remind: boolean; number: string; send?: boolean }
     email: env.alpha.ownerEmail,
     number: opts.number,
     total: 50,
-    due_date: '11/20/2026',
-    issue_date: '11/10/2026',
+    due_date: opts.dueDate ?? '11/20/2026',
+    issue_date: opts.issueDate ?? '11/10/2026',
     include_payment_link: true,
     send_automated_reminder_email: opts.remind,
     invoice_services: [{ notes: 'Retainer', unit_amount: 50 }],
@@ -80,7 +82,6 @@ describe('automated reminders', () => {
   });
 
   it('a draft (never e-mailed) gets no reminders; a sent one does', async () => {
-    clock.set('2026-11-18T10:00:00.000Z');
     const draft = await invoice({ remind: true, number: 'R-5', send: false });
     const sent = await invoice({ remind: true, number: 'R-6' });
     clock.set('2026-11-20T10:00:00.000Z');
@@ -90,16 +91,64 @@ describe('automated reminders', () => {
   });
 
   it('a void invoice gets no reminders; after a long outage only the latest date is sent', async () => {
-    clock.set('2026-11-18T10:00:00.000Z');
-    const voided = await invoice({ remind: true, number: 'R-3' });
+    const voided = await invoice({ remind: true, number: 'R-3', at: '2026-11-18T10:00:00.000Z' });
     await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: voided.id });
-    const late = await invoice({ remind: true, number: 'R-4' });
+    const late = await invoice({ remind: true, number: 'R-4', at: '2026-11-18T10:00:00.000Z' });
     clock.set('2026-12-20T10:00:00.000Z');
     await runJobOnce(remindersJob, env.services);
     expect(remindersOf(voided.id)).toHaveLength(0);
     const recorded = env.alpha.handle.db.select().from(invoiceReminders).where(eq(invoiceReminders.invoiceId, late.id)).all();
     expect(recorded.map((r) => r.remindOn)).toEqual(['2026-12-18']);
     expect(remindersOf(late.id)).toHaveLength(1);
+  });
+
+  it('an invoice sent on its due date gets no reminder that day nor in the week after; the next date of the schedule is its first', async () => {
+    const inv = await invoice({ remind: true, number: 'R-7', at: '2026-11-20T09:00:00.000Z', dueDate: '11/20/2026' });
+    const ws = env.alpha;
+    // One second after the invoice mail: not "is due today".
+    clock.set('2026-11-20T09:00:01.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(0);
+    for (const at of ['2026-11-20T23:00:00.000Z', '2026-11-24T12:00:00.000Z', '2026-11-26T23:59:00.000Z']) {
+      clock.set(at);
+      await runJobOnce(remindersJob, env.services);
+    }
+    expect(remindersOf(inv.id)).toHaveLength(0);
+    clock.set('2026-11-27T08:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    const sent = remindersOf(inv.id);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.subject).toBe('Reminder: invoice R-7 from alpha is overdue');
+    const recorded = ws.handle.db.select().from(invoiceReminders).where(eq(invoiceReminders.invoiceId, inv.id)).all();
+    expect(recorded.map((r) => r.remindOn)).toEqual(['2026-11-27']);
+
+    // Resent on 2026-11-30: the reminder of 2026-12-04 would follow it within the week, so the next is 2026-12-11.
+    clock.set('2026-11-30T10:00:00.000Z');
+    await ws.caller.invoices.resend({ email: ws.ownerEmail, invoice_id: inv.id, invoice_details: { recipient_ids: [inv.recipient.id] } });
+    clock.set('2026-12-04T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(1);
+    clock.set('2026-12-11T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(2);
+  });
+
+  it('an invoice sent with a due date already past is not reminded "overdue" at once: first on the schedule date a week or more later', async () => {
+    // Due 2026-11-01: its reminder dates are 11-01, 11-08, 11-15, 11-22, 11-29 ...; sent 2026-11-18.
+    const inv = await invoice({ remind: true, number: 'R-8', at: '2026-11-18T10:00:00.000Z', issueDate: '10/25/2026', dueDate: '11/01/2026' });
+    clock.set('2026-11-18T10:00:01.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(0);
+    // 2026-11-22 is a date of the schedule, but only four days after the invoice: skipped.
+    clock.set('2026-11-22T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(0);
+    clock.set('2026-11-29T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    const sent = remindersOf(inv.id);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.subject).toBe('Reminder: invoice R-8 from alpha is overdue');
+    expect(env.alpha.handle.db.select().from(invoiceReminders).where(eq(invoiceReminders.invoiceId, inv.id)).all().map((r) => r.remindOn)).toEqual(['2026-11-29']);
   });
 });
 
@@ -108,7 +157,7 @@ describe('nextReminderAt', () => {
     const ws = env.workspace('next-reminder');
     const at = (iso: string) => scopeOf(env.services, ws.handle, new Date(iso));
     expect(nextReminderAt(at('2026-11-18T10:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
-    clock.set('2026-11-18T10:00:00.000Z');
+    clock.set('2026-11-10T10:00:00.000Z');
     const client = makeClient(ws.handle.db);
     const r = makeRecipient(ws.handle.db, client.id);
     const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
@@ -135,5 +184,31 @@ describe('nextReminderAt', () => {
     expect(nextOverdueAt(at('2026-11-21T00:01:00Z'))).toBe(Number.POSITIVE_INFINITY);
     await ws.caller.invoices.markPaid({ email: ws.ownerEmail, invoice_id: res.body.invoice.id });
     expect(nextReminderAt(at('2026-11-21T00:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it('skips the week after the invoice was sent: sent on its due date, the first reminder is the due date + 7', async () => {
+    const ws = env.workspace('next-reminder-quiet');
+    const at = (iso: string) => scopeOf(env.services, ws.handle, new Date(iso));
+    clock.set('2026-11-20T09:00:00.000Z');
+    const client = makeClient(ws.handle.db);
+    const r = makeRecipient(ws.handle.db, client.id);
+    const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: ws.ownerEmail,
+      number: 'NQ-1',
+      total: 50,
+      due_date: '11/20/2026',
+      send_automated_reminder_email: true,
+      invoice_services: [{ unit_amount: 50 }],
+      send_email: true,
+      invoice_details: { recipient_ids: [r.id] },
+    });
+    expect(res.status).toBe(201);
+    const justSent = at('2026-11-20T09:00:01Z');
+    expect(new Date(nextReminderAt(justSent)).toISOString()).toBe('2026-11-27T00:00:00.000Z');
+    expect(queueDueReminders(justSent)).toBe(0);
+    const due = at('2026-11-27T00:00:00Z');
+    expect(nextReminderAt(due)).toBe(due.now.getTime());
+    expect(queueDueReminders(due)).toBe(1);
+    expect(new Date(nextReminderAt(at('2026-11-27T00:01:00Z'))).toISOString()).toBe('2026-12-04T00:00:00.000Z');
   });
 });

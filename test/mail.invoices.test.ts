@@ -9,7 +9,7 @@ import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
-import { makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
+import { makeClient, makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
 import { startSmtp } from './helpers/smtp.ts';
 import { freePort } from './helpers/ports.ts';
 
@@ -166,7 +166,7 @@ describe('mail that looks sent by the agency', () => {
   });
 
   /** A sent invoice of 100 € due 18.12.2026 to Ann, with the default message. */
-  async function sendDefault(ws: TestWorkspace, opts: { message?: string } = {}) {
+  async function sendDefault(ws: TestWorkspace, opts: { message?: string; paymentProvider?: string } = {}) {
     const db = ws.handle.db;
     const s = makeProjectSetup(db);
     const ann = makeRecipient(db, s.client.id, { name: 'Ann <Client> & Co', email: 'ann@client.test' });
@@ -177,6 +177,7 @@ describe('mail that looks sent by the agency', () => {
       due_date: '12/18/2026',
       include_payment_link: true,
       send_automated_reminder_email: true,
+      ...(opts.paymentProvider && { payment_provider: opts.paymentProvider }),
       invoice_services: [{ notes: 'Workshop', unit_amount: 100 }],
       project_id: [s.project.id],
       send_email: true,
@@ -193,13 +194,15 @@ describe('mail that looks sent by the agency', () => {
     expect(mail.from?.value[0]).toEqual({ name: 'Nordlicht Buchhaltung', address: 'no-reply@mail.agency.test' });
     expect(mail.replyTo?.text).toBe('accounts@nordlicht.test');
     expect(mail.subject).toBe(`Invoice ${inv.number} from Nordlicht Digital GmbH`);
-    expect(mail.text).toContain(`Hello Ann <Client> & Co,\n\nplease find invoice ${inv.number} for 100,00\u00a0$, due 18.12.2026.`);
+    expect(mail.text).toContain(`Hello Ann <Client> & Co,\n\nPlease find invoice ${inv.number} for 100,00\u00a0$, due 18.12.2026.`);
     expect(mail.text).toContain('Nordlicht Digital GmbH\nGroße Bleichen 12\n20354 Hamburg');
-    expect(mail.text).toMatch(/View and pay the invoice online: http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}/);
+    // No card payment set up: the page offers no way to pay online, and the link does not say so.
+    expect(mail.text).toMatch(/View the invoice online: http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}/);
+    expect(mail.text).not.toMatch(/pay the invoice online/i);
     const html = String(mail.html);
     expect(html).toContain('Hello Ann &lt;Client&gt; &amp; Co,');
     expect(html).not.toContain('<Client>');
-    expect(html).toMatch(/<a href="http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}"[^>]*>View and pay the invoice online<\/a>/);
+    expect(html).toMatch(/<a href="http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}"[^>]*>View the invoice online<\/a>/);
     expect(html).toContain('Große Bleichen 12<br>20354 Hamburg');
     const copy = smtp.received.find((r) => r.rcptTo[0] === env.alpha.ownerEmail)!.mail;
     expect(copy.text).toMatch(/^This is your copy of the e-mail sent to the client Client \d+\.\n\nHello Owner alpha,/);
@@ -208,10 +211,15 @@ describe('mail that looks sent by the agency', () => {
   it('a message that greets someone itself is kept as written; one without a greeting gets one', async () => {
     await sendDefault(env.alpha, { message: 'Dear Ann,\n\nhere is the November invoice.' });
     await sendDefault(env.alpha, { message: 'Here is the November invoice.' });
+    await sendDefault(env.alpha, { message: 'please find the December invoice.' });
+    await sendDefault(env.alpha, { message: 'eBay shop work, as agreed.' });
     await runJobOnce(outboxJob, env.services);
     const texts = smtp.received.filter((r) => r.rcptTo[0] === 'ann@client.test').map((r) => r.mail.text ?? '');
     expect(texts.some((t) => t.startsWith('Dear Ann,\n\nhere is the November invoice.'))).toBe(true);
     expect(texts.some((t) => t.startsWith('Hello Ann <Client> & Co,\n\nHere is the November invoice.'))).toBe(true);
+    // Below the greeting the message starts a sentence: a lower-case first word gets its capital; "eBay" stays as written.
+    expect(texts.some((t) => t.startsWith('Hello Ann <Client> & Co,\n\nPlease find the December invoice.'))).toBe(true);
+    expect(texts.some((t) => t.startsWith('Hello Ann <Client> & Co,\n\neBay shop work, as agreed.'))).toBe(true);
   });
 
   it('every kind of mail (invoice, copy, resend, reminder of the balance) carries one Message-ID domain', async () => {
@@ -234,7 +242,84 @@ describe('mail that looks sent by the agency', () => {
     const reminder = mine.find((r) => r.mail.headers.get('x-hourbook-message-kind') === 'invoice_reminder')!.mail;
     expect(reminder.subject).toBe(`Reminder: invoice ${inv.number} from Nordlicht Digital GmbH is due today`);
     expect(reminder.text).toMatch(/the remaining balance of 60,00\s\$ \(of 100,00\s\$\) is still open/);
+    expect(reminder.text).toContain('Hello Ann <Client> & Co,\n\nThis is a friendly reminder that invoice');
+    expect(reminder.text).toMatch(/View the invoice online: http:\/\/alpha\.localhost:3000\/invoices\/[\w-]{43}/);
+    expect(reminder.text).not.toMatch(/pay the invoice online/i);
     expect(smtp.received.find((r) => r.mail.subject === 'Once more')?.rcptTo).toEqual(['ann@client.test']);
+  });
+  it('says "View and pay" only when the invoice\'s page offers card payment (the rule of its "Pay now")', async () => {
+    const ws = env.workspace('cardpay');
+    await ws.caller.workspace.updatePaymentProcessor({ email: ws.ownerEmail, secret_key: 'sk_test_abcdefgh12345678', webhook_secret: 'whsec_abcdefgh9876' });
+    const payable = await sendDefault(ws);
+    // Opted out of card payment (payment_provider "undefined"): its page has no "Pay now".
+    const optedOut = await sendDefault(ws, { paymentProvider: 'undefined' });
+    clock.set('2026-12-18T09:00:00.000Z');
+    try {
+      await runJobOnce(remindersJob, env.services);
+      await runJobOnce(outboxJob, env.services);
+    } finally {
+      clock.set('2026-11-18T10:00:00.000Z');
+    }
+    const mailOf = (number: string, kind: string) =>
+      smtp.received.find((r) => r.rcptTo[0] === 'ann@client.test' && r.mail.subject?.includes(number) && r.mail.headers.get('x-hourbook-message-kind') === kind)!.mail;
+    for (const kind of ['invoice', 'invoice_reminder']) {
+      const paying = mailOf(payable.number, kind);
+      expect(paying.text).toMatch(/View and pay the invoice online: http:\/\/cardpay\.localhost:3000\/invoices\/[\w-]{43}/);
+      expect(String(paying.html)).toMatch(/>View and pay the invoice online<\/a>/);
+      const viewing = mailOf(optedOut.number, kind);
+      expect(viewing.text).toMatch(/View the invoice online: http:\/\/cardpay\.localhost:3000\/invoices\/[\w-]{43}/);
+      expect(viewing.text).not.toMatch(/pay the invoice online/i);
+    }
+  });
+
+  it('a credit note: its own attachment name, the amount as a positive credit, and what was paid on the cancelled invoice', async () => {
+    const db = env.alpha.handle.db;
+    const client = makeClient(db, { name: 'Gulf Trading', currency: 'BHD' });
+    const fatima = makeRecipient(db, client.id, { name: 'Fatima Al-Sayed', email: 'fatima@gulf.test' });
+    const res = await env.alpha.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: env.alpha.ownerEmail,
+      number: 'INV-BH-1',
+      total: 626.228,
+      invoice_services: [{ notes: 'Design', unit_amount: 626.228 }],
+      send_email: true,
+      invoice_details: { recipient_ids: [fatima.id] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const invoiceId = res.body.invoice.id as string;
+    await runJobOnce(outboxJob, env.services);
+    await env.alpha.caller.invoices.recordPayment({ email: env.alpha.ownerEmail, invoice_id: invoiceId, amount: 300, method: 'bank_transfer' });
+    const voided = await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: invoiceId, credit_note_number: 'CN-BH-1' });
+    const note = voided.credit_note!;
+    await env.alpha.caller.invoices.send({ email: env.alpha.ownerEmail, invoice_id: note.id, invoice_details: { attach_pdf_invoice: 'true' } });
+    await env.alpha.caller.invoices.resend({
+      email: env.alpha.ownerEmail,
+      invoice_id: note.id,
+      invoice_details: { recipient_ids: [fatima.id], subject: 'Your credit note', message: 'Sorry for the mix-up.' },
+    });
+    smtp.received.length = 0;
+    await runJobOnce(outboxJob, env.services);
+
+    const mail = smtp.received.find((r) => r.mail.subject === 'Credit note CN-BH-1 from Nordlicht Digital GmbH')!.mail;
+    expect(mail.attachments.map((a) => a.filename)).toEqual(['credit-note-CN-BH-1.pdf']);
+    expect(mail.text).toContain('Hello Fatima Al-Sayed,\n\nPlease find credit note CN-BH-1, which cancels invoice INV-BH-1, for 626,228\u00a0BHD.');
+    expect(mail.text).toContain('300,000\u00a0BHD had already been paid on invoice INV-BH-1; that amount will be refunded to you or settled with you separately.');
+    expect(mail.text).toContain('Amount credited: 626,228\u00a0BHD');
+    expect(mail.text).toContain('Paid on invoice INV-BH-1: 300,000\u00a0BHD');
+    expect(mail.text).not.toMatch(/over|-626|−626/);
+    expect(String(mail.html)).toContain('had already been paid on invoice INV-BH-1');
+    // The sender's own message leaves the payment out: the mail still says it.
+    const own = smtp.received.find((r) => r.mail.subject === 'Your credit note')!.mail;
+    expect(own.text).toContain('Hello Fatima Al-Sayed,\n\nSorry for the mix-up.\n\n300,000\u00a0BHD had already been paid on invoice INV-BH-1;');
+
+    // A credit note of an invoice nothing was paid on says nothing about payments.
+    const unpaid = await sendDefault(env.alpha);
+    const cancelled = await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: unpaid.id });
+    await env.alpha.caller.invoices.send({ email: env.alpha.ownerEmail, invoice_id: cancelled.credit_note!.id, invoice_details: {} });
+    smtp.received.length = 0;
+    await runJobOnce(outboxJob, env.services);
+    const plain = smtp.received.find((r) => r.rcptTo[0] === 'ann@client.test')!.mail;
+    expect(plain.text).toContain(`which cancels invoice ${unpaid.number}, for 100,00\u00a0$.`);
+    expect(plain.text).not.toMatch(/paid/);
   });
 });
 

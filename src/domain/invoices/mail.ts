@@ -2,9 +2,11 @@ import { asc, eq, isNotNull, and } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { invoiceProjects, invoices, projects } from '../../db/schema/index.ts';
 import { enqueueMail, type OutgoingMail } from '../../mail/outbox.ts';
-import { defaultInvoiceSubject, invoiceMail, reminderMail, type MailSeller } from '../../mail/templates/invoice.ts';
+import { defaultInvoiceSubject, invoiceMail, reminderMail, type MailSeller, type PageLink } from '../../mail/templates/invoice.ts';
 import type { Scope } from '../scope.ts';
 import { readIdentityIn, type Identity } from '../workspace/identity.ts';
+import { paidByInvoice } from './balance.ts';
+import { cardCheckout } from './card-payment.ts';
 import { formatsFor } from './format.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
 
@@ -45,12 +47,23 @@ export function replyToFor(db: Db, invoiceId: string, identity: Identity): strin
 
 const sellerOf = (identity: Identity): MailSeller => ({ name: identity.name, address: identity.address });
 
-const paymentUrlOf = (invoice: InvoiceRow, ctx: MailContext) =>
-  invoice.includePaymentLink && invoice.kind === 'invoice' ? publicInvoiceUrl(ctx.publicBase, invoice.publicToken) : null;
+/**
+ * The link to the invoice's public page (when `include_payment_link`), and whether that page offers
+ * to pay: by the same rule as its "Pay now" button (`cardCheckout`: card payment set up, the invoice
+ * not opted out, a balance the processor can charge), decided when the message is queued. Without
+ * it the link says "View the invoice online", never "pay".
+ */
+function pageLinkOf(scope: Scope, invoice: InvoiceRow, ctx: MailContext): PageLink | null {
+  if (!invoice.includePaymentLink || invoice.kind !== 'invoice') return null;
+  return { url: publicInvoiceUrl(ctx.publicBase, invoice.publicToken), payable: 'plan' in cardCheckout(scope, invoice) };
+}
 
-/** The number of the invoice a credit note cancels. */
-const creditedNumberOf = (tx: Db, invoice: InvoiceRow) =>
-  invoice.creditedInvoiceId ? (tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, invoice.creditedInvoiceId)).get()?.number ?? null) : null;
+/** The invoice a credit note cancels: its number and what had been paid on it (minor units). */
+function creditedOf(tx: Db, invoice: InvoiceRow): { number: string | null; paidMinor: number } {
+  if (!invoice.creditedInvoiceId) return { number: null, paidMinor: 0 };
+  const number = tx.select({ number: invoices.number }).from(invoices).where(eq(invoices.id, invoice.creditedInvoiceId)).get()?.number ?? null;
+  return { number, paidMinor: paidByInvoice(tx, [invoice.creditedInvoiceId]).get(invoice.creditedInvoiceId) ?? 0 };
+}
 
 /**
  * Queues the invoice (or credit note) e-mail for each recipient, greeted by name, and a copy for
@@ -74,13 +87,16 @@ export function queueInvoiceMail(
   const content = opts.content ?? { subject: invoice.emailSubject, message: invoice.emailMessage, attachPdf: invoice.attachPdf };
   const f = formatsFor(ctx.identity.locale, invoice.currency);
   const seller = sellerOf(ctx.identity);
+  const credited = creditedOf(tx, invoice);
   const doc = {
     kind: invoice.kind,
     number: invoice.number,
-    total: f.money(invoice.totalMinor),
+    // A credit note's total is the invoice's, negated: the mail says what it credits, as a positive amount.
+    total: f.money(invoice.kind === 'credit_note' ? Math.abs(invoice.totalMinor) : invoice.totalMinor),
     dueDate: f.day(invoice.dueDate),
-    creditedNumber: creditedNumberOf(tx, invoice),
-    paymentUrl: paymentUrlOf(invoice, ctx),
+    creditedNumber: credited.number,
+    creditedPaid: credited.paidMinor > 0 ? f.money(credited.paidMinor) : null,
+    page: pageLinkOf(scope, invoice, ctx),
   };
   const subject = content.subject?.trim() || defaultInvoiceSubject(invoice, seller);
   const base: Omit<OutgoingMail, 'to' | 'kind' | 'text'> = { subject, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: content.attachPdf };
@@ -108,6 +124,7 @@ export function queueReminderMail(
   const subject = overdue
     ? `Reminder: invoice ${invoice.number} from ${ctx.identity.name} is overdue`
     : `Reminder: invoice ${invoice.number} from ${ctx.identity.name} is due today`;
+  const page = pageLinkOf(scope, invoice, ctx);
   for (const r of opts.recipients) {
     const body = reminderMail({
       number: invoice.number,
@@ -116,7 +133,7 @@ export function queueReminderMail(
       partlyPaid: opts.balanceMinor < invoice.totalMinor,
       dueDate: f.day(invoice.dueDate),
       overdue,
-      paymentUrl: paymentUrlOf(invoice, ctx),
+      page,
       seller: sellerOf(ctx.identity),
       recipientName: r.name,
     });

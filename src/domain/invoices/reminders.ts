@@ -1,11 +1,42 @@
 import { and, eq, inArray, isNull, lte, max, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.ts';
 import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
-import { addDays, daysBetween, instantAt } from '../time/calendar.ts';
+import { addDays, daysBetween, instantAt, localDate } from '../time/calendar.ts';
 import { balanceDueMinor, balanceDueSql, OPEN_STATUSES, paidByInvoice, todayIn } from './balance.ts';
 import { mailContext, queueReminderMail, replyToFor } from './mail.ts';
+import { CANCELLED_PREFIX } from './settle.ts';
 
 const REMINDER_EVERY_DAYS = 7;
+/**
+ * Days after the invoice itself reached the client (sent, resent, or marked sent) in which no
+ * reminder is sent: the client is never reminded of an invoice they received less than a week ago.
+ * The same interval as the schedule's, so one invoice never means two messages in a week.
+ */
+export const REMINDER_QUIET_DAYS = REMINDER_EVERY_DAYS;
+
+/**
+ * When the invoice itself last went to the client: the latest of its `sent_at` (delivered, or
+ * marked sent) and the queueing of its latest invoice or resend message that was not cancelled.
+ */
+const lastInvoiceMailSql = sql<string | null>`(SELECT max("o"."created_at") FROM "outbox" AS "o"
+  WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ('invoice', 'invoice_resend')
+  AND NOT ("o"."status" = 'failed' AND coalesce("o"."last_error", '') LIKE ${`${CANCELLED_PREFIX}%`}))`;
+
+const latest = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/** The first day a reminder may be sent: `REMINDER_QUIET_DAYS` after the local day the invoice last went out; null when it never did. */
+function quietUntil(scope: Pick<Scope, 'workspace'>, sentAt: string | null, lastMailedAt: string | null): string | null {
+  const at = latest(sentAt, lastMailedAt);
+  return at === null ? null : addDays(localDate(new Date(at), scope.workspace.timeZone), REMINDER_QUIET_DAYS);
+}
+
+/** The earliest reminder date on the schedule (due date + 7k) that is not before `notBefore`. */
+function firstReminderDate(dueDate: string, notBefore: string | null): string {
+  const days = notBefore === null ? 0 : daysBetween(dueDate, notBefore);
+  if (days <= 0) return dueDate;
+  return addDays(dueDate, Math.ceil(days / REMINDER_EVERY_DAYS) * REMINDER_EVERY_DAYS);
+}
 
 /**
  * Invoices that get reminders: asked for, issued (a draft never reached the client) and with a
@@ -16,12 +47,19 @@ const remindable = () => and(eq(invoices.sendAutomatedReminderEmail, true), inAr
 /**
  * The reminder date due today for an invoice: its due date, or the latest due date + 7k that is
  * not after today. A job that was down for weeks sends one reminder for the latest date, not a
- * burst of missed ones.
+ * burst of missed ones. A date before `notBefore` (the quiet week after the invoice itself was
+ * sent) is skipped: null until the next date of the schedule after it.
  */
-export function reminderDateFor(dueDate: string, today: string): string | null {
+export function reminderDateFor(dueDate: string, today: string, notBefore: string | null = null): string | null {
   const days = daysBetween(dueDate, today);
   if (days < 0) return null;
-  return addDays(dueDate, days - (days % REMINDER_EVERY_DAYS));
+  const date = addDays(dueDate, days - (days % REMINDER_EVERY_DAYS));
+  return notBefore !== null && date < notBefore ? null : date;
+}
+
+/** When the invoice itself last went out (`sent_at` and its latest invoice message), for the quiet week. */
+function lastMailedAt(tx: Db, invoiceId: string): string | null {
+  return tx.select({ at: lastInvoiceMailSql }).from(invoices).where(eq(invoices.id, invoiceId)).get()?.at ?? null;
 }
 
 /** Queues one invoice's reminder for `today` in its own transaction, unless it was queued already. */
@@ -30,7 +68,7 @@ function remindOne(scope: Scope, invoiceId: string, today: string): number {
     const invoice = tx.select().from(invoices).where(eq(invoices.id, invoiceId)).get();
     if (!invoice) return 0;
     const balance = balanceDueMinor(invoice, paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0);
-    const remindOn = reminderDateFor(invoice.dueDate, today);
+    const remindOn = reminderDateFor(invoice.dueDate, today, quietUntil(scope, invoice.sentAt, lastMailedAt(tx, invoice.id)));
     if (balance <= 0 || !remindOn) return 0;
     const fresh = tx.insert(invoiceReminders).values({ invoiceId, remindOn, createdAt: scope.now.toISOString() }).onConflictDoNothing().run();
     if (fresh.changes === 0) return 0;
@@ -49,9 +87,10 @@ function remindOne(scope: Scope, invoiceId: string, today: string): number {
 /**
  * Queues reminders for every invoice with `send_automated_reminder_email` that still has a balance
  * due (balance.ts: issued, not paid in full, not void), on its due date and every 7 days after, in
- * the workspace's time zone. A partly paid invoice is reminded of what is left. Each (invoice,
- * date) is recorded in invoice_reminders in the same transaction as its messages, so a reminder is
- * queued once however often the job runs. Returns messages queued.
+ * the workspace's time zone, but never in the week after the invoice itself was sent (or resent):
+ * a date in that week is skipped for the next one. A partly paid invoice is reminded of what is
+ * left. Each (invoice, date) is recorded in invoice_reminders in the same transaction as its
+ * messages, so a reminder is queued once however often the job runs. Returns messages queued.
  */
 export function queueDueReminders(scope: Scope): number {
   const today = todayIn(scope);
@@ -74,17 +113,19 @@ export function nextReminderAt(scope: Scope): number {
   const { timeZone } = scope.workspace;
   const today = todayIn(scope);
   const rows = scope.db
-    .select({ dueDate: invoices.dueDate, lastReminder: max(invoiceReminders.remindOn) })
+    .select({ dueDate: invoices.dueDate, sentAt: invoices.sentAt, lastMailedAt: lastInvoiceMailSql, lastReminder: max(invoiceReminders.remindOn) })
     .from(invoices)
     .leftJoin(invoiceReminders, eq(invoiceReminders.invoiceId, invoices.id))
     .where(remindable())
     .groupBy(invoices.id)
     .all();
   let next = Number.POSITIVE_INFINITY;
-  for (const { dueDate, lastReminder } of rows) {
-    const dueToday = reminderDateFor(dueDate, today);
-    if (dueToday !== null && dueToday !== lastReminder) return scope.now.getTime();
-    next = Math.min(next, instantAt(dueToday === null ? dueDate : addDays(dueToday, REMINDER_EVERY_DAYS), '00:00', timeZone));
+  for (const row of rows) {
+    const notBefore = quietUntil(scope, row.sentAt, row.lastMailedAt);
+    const dueToday = reminderDateFor(row.dueDate, today, notBefore);
+    if (dueToday !== null && dueToday !== row.lastReminder) return scope.now.getTime();
+    const upcoming = dueToday === null ? firstReminderDate(row.dueDate, notBefore) : addDays(dueToday, REMINDER_EVERY_DAYS);
+    next = Math.min(next, instantAt(upcoming, '00:00', timeZone));
   }
   return next;
 }

@@ -6,47 +6,77 @@ export interface MailSeller {
   address: string;
 }
 
+/** The invoice's public page, and whether it offers to pay there (card payment, as its "Pay now"). */
+export interface PageLink {
+  url: string;
+  payable: boolean;
+}
+
 interface DocumentFacts {
   kind: 'invoice' | 'credit_note';
   number: string;
-  /** Formatted in the workspace's locale. */
+  /** Formatted in the workspace's locale; for a credit note the amount credited, as a positive amount. */
   total: string;
   dueDate: string;
   /** For a credit note: the number of the invoice it cancels. */
   creditedNumber: string | null;
-  paymentUrl: string | null;
+  /** For a credit note: what had been paid on the invoice it cancels (formatted), null when nothing was. */
+  creditedPaid: string | null;
+  page: PageLink | null;
 }
 
 const signature = (seller: MailSeller) => [seller.name, seller.address].filter(Boolean).join('\n');
 
 const documentName = (doc: DocumentFacts) => (doc.kind === 'credit_note' ? `credit note ${doc.number}` : `invoice ${doc.number}`);
 
+/** The label of the link to the invoice's page: "pay" only when the page offers to pay. */
+const pageLabel = (page: PageLink) => (page.payable ? 'View and pay the invoice online' : 'View the invoice online');
+
 export const defaultInvoiceSubject = (doc: Pick<DocumentFacts, 'kind' | 'number'>, seller: MailSeller) =>
   `${doc.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${doc.number} from ${seller.name}`;
 
+/** A credit note's word on money already paid on the invoice it cancels (given back outside hourbook). */
+const paidNote = (doc: DocumentFacts) =>
+  doc.creditedPaid
+    ? `${doc.creditedPaid} had already been paid on ${doc.creditedNumber ? `invoice ${doc.creditedNumber}` : 'the cancelled invoice'}; that amount will be refunded to you or settled with you separately.`
+    : null;
+
 function defaultInvoiceText(doc: DocumentFacts): string {
   if (doc.kind === 'credit_note') {
-    return `please find ${documentName(doc)}${doc.creditedNumber ? `, which cancels invoice ${doc.creditedNumber}` : ''}, over ${doc.total}.`;
+    const text = `Please find ${documentName(doc)}${doc.creditedNumber ? `, which cancels invoice ${doc.creditedNumber},` : ''} for ${doc.total}.`;
+    const paid = paidNote(doc);
+    return paid ? `${text}\n\n${paid}` : text;
   }
-  return `please find ${documentName(doc)} for ${doc.total}, due ${doc.dueDate}.`;
+  return `Please find ${documentName(doc)} for ${doc.total}, due ${doc.dueDate}.`;
+}
+
+function factRows(doc: DocumentFacts): [string, string][] {
+  if (doc.kind === 'invoice') return [['Invoice', doc.number], ['Amount due', doc.total], ['Due date', doc.dueDate]];
+  const rows: [string, string][] = [['Credit note', doc.number]];
+  if (doc.creditedNumber) rows.push(['Cancels invoice', doc.creditedNumber]);
+  rows.push(['Amount credited', doc.total]);
+  if (doc.creditedPaid) rows.push([doc.creditedNumber ? `Paid on invoice ${doc.creditedNumber}` : 'Paid on the cancelled invoice', doc.creditedPaid]);
+  return rows;
 }
 
 /**
  * An invoice (or credit note) e-mail to one person: the sender's own message when it wrote one,
- * else a short default, greeted by the recipient's name; the amount and due date; the link to the
- * invoice's page when asked for; the seller's signature.
+ * else a short default, greeted by the recipient's name; the amount and due date (a credit note:
+ * the amount credited and what was paid on the invoice it cancels); the link to the invoice's page
+ * when asked for; the seller's signature.
  */
 export function invoiceMail(opts: { doc: DocumentFacts; seller: MailSeller; recipientName: string | null; message: string | null; copyFor?: string }): RenderedMail {
   const { doc } = opts;
-  const body = opts.message?.trim() ? opts.message.trim() : `${defaultInvoiceText(doc)}\n\nThank you for your business.`;
+  const own = opts.message?.trim() || null;
+  const body = own ?? `${defaultInvoiceText(doc)}\n\nThank you for your business.`;
   const blocks: Block[] = [];
   if (opts.copyFor) blocks.push({ kind: 'text', text: `This is your copy of the e-mail sent to ${opts.copyFor}.` });
   blocks.push({ kind: 'text', text: greeted(body, opts.recipientName) });
-  blocks.push({
-    kind: 'facts',
-    rows: doc.kind === 'credit_note' ? [['Credit note', doc.number], ['Amount', doc.total]] : [['Invoice', doc.number], ['Amount due', doc.total], ['Due date', doc.dueDate]],
-  });
-  if (doc.paymentUrl) blocks.push({ kind: 'link', label: 'View and pay the invoice online', url: doc.paymentUrl });
+  // The sender's own message may not mention the money paid on the cancelled invoice: say it anyway.
+  const paid = own && doc.kind === 'credit_note' ? paidNote(doc) : null;
+  if (paid) blocks.push({ kind: 'text', text: paid });
+  blocks.push({ kind: 'facts', rows: factRows(doc) });
+  if (doc.page) blocks.push({ kind: 'link', label: pageLabel(doc.page), url: doc.page.url });
   return renderMail(blocks, signature(opts.seller));
 }
 
@@ -58,17 +88,17 @@ export function reminderMail(opts: {
   partlyPaid: boolean;
   dueDate: string;
   overdue: boolean;
-  paymentUrl: string | null;
+  page: PageLink | null;
   seller: MailSeller;
   recipientName: string | null;
 }): RenderedMail {
   const state = opts.overdue ? `was due on ${opts.dueDate}` : 'is due today';
   const owed = opts.partlyPaid ? `the remaining balance of ${opts.balance} (of ${opts.total})` : opts.balance;
   const blocks: Block[] = [
-    { kind: 'text', text: greeted(`this is a friendly reminder that invoice ${opts.number} ${state}: ${owed} is still open. If you have already paid it, please ignore this message.`, opts.recipientName) },
+    { kind: 'text', text: greeted(`This is a friendly reminder that invoice ${opts.number} ${state}: ${owed} is still open. If you have already paid it, please ignore this message.`, opts.recipientName) },
     { kind: 'facts', rows: [['Invoice', opts.number], ['Balance due', opts.balance], ['Due date', opts.dueDate]] },
   ];
-  if (opts.paymentUrl) blocks.push({ kind: 'link', label: 'View and pay the invoice online', url: opts.paymentUrl });
+  if (opts.page) blocks.push({ kind: 'link', label: pageLabel(opts.page), url: opts.page.url });
   blocks.push({ kind: 'text', text: 'Thank you.' });
   return renderMail(blocks, signature(opts.seller));
 }

@@ -63,15 +63,22 @@ export function renderMail(blocks: Block[], footer: string): RenderedMail {
 const GREETING = /^\s*(hello|hi|hey|dear|good (morning|afternoon|evening)|hallo|guten tag|bonjour|hola|ciao)\b/i;
 const BARE_GREETING = /^\s*(hello|hi|hey|hallo|bonjour|hola|ciao)\s*[,!]/i;
 
+/** A first word written wholly in lower case ("please"), not one with capitals inside ("iPhone", "eBay"). */
+const LOWER_FIRST_WORD = /^\p{Ll}+(?=[^\p{L}]|$)/u;
+
+/** The message's first word capitalised when it is wholly lower case: it now opens a paragraph after the greeting. */
+const capitalised = (message: string) => message.replace(LOWER_FIRST_WORD, (w) => w.charAt(0).toUpperCase() + w.slice(1));
+
 /**
  * The recipient greeted by name: a message that opens with a bare greeting ("Hello,") gets the name
  * put in ("Hello Ann,"); one that greets someone already is kept as written; any other gets
- * "Hello <name>," above it. Without a name, "Hello,".
+ * "Hello <name>," above it, and its first word a capital when it was all lower case ("please find"
+ * → "Please find"). Without a name, "Hello,".
  */
 export function greeted(message: string, name: string | null | undefined): string {
   const who = name?.trim();
   const bare = BARE_GREETING.exec(message);
   if (bare) return who ? message.replace(BARE_GREETING, (m) => `${m.trim().slice(0, -1).trim()} ${who}${m.trim().slice(-1)}`) : message;
   if (GREETING.test(message)) return message;
-  return `Hello${who ? ` ${who}` : ''},\n\n${message}`;
+  return `Hello${who ? ` ${who}` : ''},\n\n${capitalised(message.trimStart())}`;
 }
