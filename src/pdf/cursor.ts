@@ -19,8 +19,8 @@ export class PageCursor {
 
   constructor(
     readonly pdf: InstanceType<typeof PDFDocument>,
-    /** Text as the embedded font can draw it (see fonts.ts). */
-    readonly clean: (s: string) => string,
+    /** Text as the font can draw it: "?" for a character it has no glyph for (see fonts.ts). */
+    readonly clean: (s: string, font: FontName) => string,
     /** Space kept free at the bottom of every page for the footer. */
     private readonly footerHeight: number,
   ) {}
@@ -55,12 +55,14 @@ export class PageCursor {
 
   /** A measure bound to a font, for fit.ts. */
   measure(font: FontName): Measure {
-    return (text, size) => this.pdf.font(font).fontSize(size).widthOfString(this.clean(text));
+    return (text, size) => this.pdf.font(font).fontSize(size).widthOfString(this.clean(text, font));
   }
 
   /**
-   * One line of text exactly where asked: never wrapped by pdfkit (fit.ts decides the lines). With
-   * `baselineOf`, text shrunk below that size sits on the same baseline as its neighbours.
+   * One line of text exactly where asked, never wrapped: fit.ts decides the lines, and pdfkit is
+   * never given a width (its line wrapper would break "-BHD 199.998" after the "-" when the text is
+   * as wide as the width, give or take a rounding). A `width` only places right-aligned and centred
+   * text. With `baselineOf`, text shrunk below that size sits on the same baseline as its neighbours.
    */
   line(
     text: string,
@@ -68,17 +70,16 @@ export class PageCursor {
     y: number,
     opts: { font?: FontName; size: number; baselineOf?: number; color?: string; width?: number; align?: 'left' | 'right' | 'center'; link?: string },
   ): void {
-    this.pdf
-      .font(opts.font ?? 'body')
-      .fontSize(opts.size)
-      .fillColor(opts.color ?? 'black');
+    const font = opts.font ?? 'body';
+    const drawn = this.clean(text, font);
+    this.pdf.font(font).fontSize(opts.size).fillColor(opts.color ?? 'black');
     const shift = opts.baselineOf !== undefined ? (opts.baselineOf - opts.size) * ASCENT : 0;
-    this.pdf.text(this.clean(text), x, y + shift, {
-      lineBreak: false,
-      ...(opts.width !== undefined && { width: opts.width }),
-      ...(opts.align && { align: opts.align }),
-      ...(opts.link && { link: opts.link, underline: true }),
-    });
+    let left = x;
+    if (opts.width !== undefined && opts.align && opts.align !== 'left') {
+      const free = opts.width - this.pdf.widthOfString(drawn);
+      left += opts.align === 'right' ? free : free / 2;
+    }
+    this.pdf.text(drawn, left, y + shift, { lineBreak: false, ...(opts.link && { link: opts.link, underline: true }) });
   }
 
   /** Several lines one under the other from `y`; returns the y below the last. */

@@ -71,3 +71,17 @@ export function fitLine(text: string, width: number, measure: Measure, opts: { s
   while (size > opts.minSize && measure(text, size) > width) size = Math.max(opts.minSize, size - 0.5);
   return { lines: [ellipsize(text, width, size, measure)], size };
 }
+
+/**
+ * `text` whole, never cut: at the largest size (from `size` down to `minSize`, by half points) at
+ * which it takes at most `lines` lines, else at `minSize` on as many lines as it needs. For what must
+ * print in full, such as the seller's legal name.
+ */
+export function fitWhole(text: string, width: number, measure: Measure, opts: { size: number; minSize: number; lines: number }): Fitted {
+  const whole = (f: Fitted) => wordsOf(f.lines.join(' ')).join(' ') === wordsOf(text.replace(/\r?\n/g, ' ')).join(' ');
+  for (let size = opts.size; size > opts.minSize; size -= 0.5) {
+    const fitted = fitText(text, width, measure, { size, minSize: size });
+    if (fitted.lines.length <= opts.lines && whole(fitted)) return fitted;
+  }
+  return fitText(text, width, measure, { size: opts.minSize, minSize: Math.min(opts.minSize, 6.5) });
+}

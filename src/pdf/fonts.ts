@@ -17,7 +17,8 @@ function packagedFontDir(): string[] {
  * Cyrillic and more: the copy installed with the package (the `dejavu-fonts-ttf` dependency), else a
  * system copy (Debian's `fonts-dejavu-core`, Fedora/Arch/Homebrew paths). Only if neither exists
  * does the PDF fall back to Helvetica, drawing every character outside WinAnsi as "?", so nothing
- * silently turns into wrong letters.
+ * silently turns into wrong letters. DejaVu has no CJK (or Thai, Devanagari, …) either: a character
+ * the embedded font has no glyph for is drawn as "?" too (`glyphFilter`), never as an empty box.
  */
 const CANDIDATE_DIRS = [
   ...packagedFontDir(),
@@ -61,4 +62,36 @@ export function toWinAnsi(text: string): string {
     out += (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff) || c === 0x0a || WIN_ANSI_EXTRA.has(ch) ? ch : '?';
   }
   return out;
+}
+
+/**
+ * Invisible characters that only steer bidirectional text (ALM, LRM, RLM, embeddings, overrides,
+ * isolates). pdfkit does no bidi reordering, and DejaVu has no glyph for some of them (U+061C
+ * showed as an empty box), so they are dropped from what the PDF draws.
+ */
+export const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/** `text` without bidi control characters. */
+export const withoutBidiControls = (text: string) => text.replace(BIDI_CONTROLS, '');
+
+/**
+ * Text as a font can draw it: bidi controls dropped, and each character the font has no glyph for
+ * (`hasGlyph`, from the font object pdfkit/fontkit loaded) drawn as "?" rather than an empty box.
+ * Line breaks are kept. Answers are remembered per character.
+ */
+export function glyphFilter(hasGlyph: (codePoint: number) => boolean): (text: string) => string {
+  const known = new Map<number, boolean>();
+  const has = (c: number) => {
+    let yes = known.get(c);
+    if (yes === undefined) known.set(c, (yes = hasGlyph(c)));
+    return yes;
+  };
+  return (text) => {
+    let out = '';
+    for (const ch of withoutBidiControls(text)) {
+      const c = ch.codePointAt(0) ?? 63;
+      out += c === 0x0a || has(c) ? ch : '?';
+    }
+    return out;
+  };
 }

@@ -26,7 +26,10 @@ const MAX_WORD_SHARE = 0.4;
 const widest = (texts: string[], measure: Measure, size: number) => Math.max(0, ...texts.map((t) => measure(t, size)));
 const wordsOf = (text: string) => text.split(/\s+/).filter(Boolean);
 
-/** Each column's width on one line (natural) and the least it needs without cutting a word (minimal). */
+/**
+ * Each column's width on one line (natural) and the least it needs without cutting a word (minimal),
+ * from the texts as they are drawn (a credit note's "-BHD 199.998" included).
+ */
 function contentWidths<R>(cursor: PageCursor, columns: Column<R>[], cells: string[][], size: number) {
   const body = cursor.measure('body');
   const bold = cursor.measure('bold');
@@ -65,7 +68,14 @@ export function fitColumns<R>(cursor: PageCursor, columns: Column<R>[], cells: s
   const size = BODY_SIZES[BODY_SIZES.length - 1]!;
   const sizes = contentWidths(cursor, columns, cells, size);
   const minimal = sizes.reduce((s, c) => s + c.minimal, 0);
-  if (minimal > available) return { size, widths: sizes.map((c) => (c.minimal * available) / minimal) };
+  if (minimal > available) {
+    // One-line columns (amounts, dates) keep the width of their widest text while the rest can
+    // share what is left; only when they alone overflow the page does every column scale down.
+    const lines = sizes.reduce((s, c, i) => s + (columns[i]!.fit === 'line' ? c.natural : 0), 0);
+    const wraps = minimal - sizes.reduce((s, c, i) => s + (columns[i]!.fit === 'line' ? c.minimal : 0), 0);
+    if (lines >= available * 0.75 || wraps <= 0) return { size, widths: sizes.map((c) => (c.minimal * available) / minimal) };
+    return { size, widths: sizes.map((c, i) => (columns[i]!.fit === 'line' ? c.natural : (c.minimal * (available - lines)) / wraps)) };
+  }
   const widths = sizes.map((c, i) => (columns[i]!.fit === 'line' ? c.natural : 0));
   let left = available - widths.reduce((s, w) => s + w, 0);
   const wrapping = columns.map((_, i) => i).filter((i) => columns[i]!.fit === 'wrap');

@@ -5,16 +5,34 @@ import { fitText } from '../fit.ts';
 
 const SIZE = 9.5;
 
-/** A heading and a block of text a person wrote (line breaks kept), starting a new page when needed. */
-function block(c: PageCursor, title: string, text: string, color = 'black'): void {
+/** A block of at most this many lines moves to the next page whole rather than split. */
+const KEEP_TOGETHER = 12;
+const LINK_GAP = 4;
+
+/**
+ * A heading and a block of text a person wrote (line breaks kept), starting a new page when needed;
+ * a short block is never split over two pages. With `link` (the "View and pay … online" line), the
+ * link belongs to the block: it follows its last line on the same page.
+ */
+function block(c: PageCursor, title: string, text: string, opts: { color?: string; link?: { text: string; url: string } } = {}): void {
   const fitted = fitText(text, c.width, c.measure('body'), { size: SIZE, minSize: 7, maxLines: 60 });
-  c.ensure(lineHeight(10) + Math.min(fitted.lines.length, 6) * lineHeight(fitted.size) + 4);
+  const head = lineHeight(10) + 2;
+  const step = lineHeight(fitted.size);
+  const linkHeight = opts.link ? LINK_GAP + lineHeight(SIZE) : 0;
+  const whole = head + fitted.lines.length * step + linkHeight;
+  c.ensure(fitted.lines.length <= KEEP_TOGETHER ? whole : head + 6 * step);
   c.line(title, c.left, c.y, { font: 'bold', size: 10 });
-  c.y += lineHeight(10) + 2;
-  for (const line of fitted.lines) {
-    c.ensure(lineHeight(fitted.size));
-    c.line(line, c.left, c.y, { size: fitted.size, color });
-    c.y += lineHeight(fitted.size);
+  c.y += head;
+  fitted.lines.forEach((line, i) => {
+    // The last line moves to a new page with the link rather than leave it alone there.
+    c.ensure(step + (i === fitted.lines.length - 1 ? linkHeight : 0));
+    c.line(line, c.left, c.y, { size: fitted.size, color: opts.color ?? 'black' });
+    c.y += step;
+  });
+  if (opts.link) {
+    c.y += LINK_GAP;
+    c.line(opts.link.text, c.left, c.y, { size: SIZE, color: ACCENT, link: opts.link.url });
+    c.y += lineHeight(SIZE);
   }
   c.y += 12;
 }
@@ -40,12 +58,14 @@ const paymentsText = (doc: InvoiceDocument, f: Formats) =>
 /** Notes, payments received, payment instructions and the online link, after the totals. */
 export function drawClosing(c: PageCursor, doc: InvoiceDocument, f: Formats): void {
   if (doc.invoice.notes) block(c, 'Notes', doc.invoice.notes);
-  if (doc.payments.length) block(c, 'Payments received', paymentsText(doc, f), GREY);
+  if (doc.payments.length) block(c, 'Payments received', paymentsText(doc, f), { color: GREY });
   const payment = paymentText(doc, f);
-  if (payment) block(c, doc.invoice.kind === 'credit_note' ? 'Credit' : 'Payment', payment);
-  if (doc.paymentUrl && doc.invoice.status !== 'paid' && doc.invoice.status !== 'void') {
+  const url = doc.paymentUrl && doc.invoice.status !== 'paid' && doc.invoice.status !== 'void' ? doc.paymentUrl : null;
+  const link = url ? { text: `View and pay invoice ${doc.invoice.number} online`, url } : undefined;
+  if (payment) block(c, doc.invoice.kind === 'credit_note' ? 'Credit' : 'Payment', payment, { ...(link && { link }) });
+  else if (link) {
     c.ensure(lineHeight(SIZE) + 4);
-    c.line(`View and pay invoice ${doc.invoice.number} online`, c.left, c.y, { size: SIZE, color: ACCENT, link: doc.paymentUrl });
+    c.line(link.text, c.left, c.y, { size: SIZE, color: ACCENT, link: link.url });
     c.y += lineHeight(SIZE) + 8;
   }
 }

@@ -38,7 +38,8 @@ export function drawTotals(c: PageCursor, doc: InvoiceDocument, f: Formats): voi
   const rows = totalRows(doc, f);
   c.ensure(totalsHeight(doc, f));
   const top = c.y;
-  const valueWidth = 110;
+  // As wide as the widest amount drawn (a credit note's negatives included), at least 110 pt.
+  const valueWidth = Math.min(c.width * 0.4, Math.max(110, ...rows.map((r) => c.measure(r.strong ? 'bold' : 'body')(r.value, r.strong ? 11 : 9.5) + 6)));
   const labelWidth = c.width * 0.62 - valueWidth;
   const x = c.right - labelWidth - valueWidth;
   c.rule(c.y - 3, x, c.right);

@@ -1,0 +1,261 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentContext, loadInvoiceDocument } from '../src/domain/invoices/document.ts';
+import { renderInvoicePdf } from '../src/pdf/invoice.ts';
+import { scopeOf, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
+import { readPdf, type PdfText } from './helpers/pdf.ts';
+
+/**
+ * The PDF's layout where locales, fonts and lengths push it: right-to-left locales, negative
+ * amounts, characters the font lacks, long legal names, and the payment link at a page's end.
+ */
+
+let env: TestEnv;
+const clock = testClock('2026-11-18T10:00:00.000Z');
+/** Set PDF_OUT=dir to keep every PDF rendered here, e.g. to look at them with `pdftoppm -png`. */
+const keep = process.env.PDF_OUT;
+
+beforeAll(async () => {
+  env = await startTestEnv({ clock });
+  if (keep) mkdirSync(keep, { recursive: true });
+});
+afterAll(() => env.close());
+
+/** A text item as pdf.js reads it: one string drawn at one place. */
+interface Item {
+  str: string;
+  x: number;
+  y: number;
+}
+
+interface Read extends PdfText {
+  bytes: Buffer;
+  /** Every text item of every page, white space made plain. */
+  items: Item[][];
+  /** Glyphs drawn with the font's .notdef (an empty box): pdfkit maps them to U+0000. */
+  missingGlyphs: number;
+}
+
+async function inspect(bytes: Buffer, name?: string): Promise<Read> {
+  if (keep && name) writeFileSync(join(keep, name), bytes);
+  const doc = await getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, disableFontFace: true }).promise;
+  const items: Item[][] = [];
+  let missingGlyphs = 0;
+  for (let n = 1; n <= doc.numPages; n++) {
+    const page = await doc.getPage(n);
+    const content = await page.getTextContent();
+    items.push(
+      content.items.flatMap((i) =>
+        'str' in i && i.str.trim() ? [{ str: i.str.replace(/[\s\u00a0\u202f]+/g, ' ').trim(), x: i.transform[4] as number, y: i.transform[5] as number }] : [],
+      ),
+    );
+    const ops = await page.getOperatorList();
+    ops.fnArray.forEach((fn, i) => {
+      if (fn !== OPS.showText) return;
+      const glyphs = (ops.argsArray[i] as unknown[][])[0]!;
+      missingGlyphs += glyphs.filter((g) => typeof g === 'object' && g !== null && (g as { unicode?: string }).unicode === '\u0000').length;
+    });
+  }
+  await doc.destroy();
+  return { ...(await readPdf(bytes)), bytes, items, missingGlyphs };
+}
+
+async function pdfOf(ws: TestWorkspace, invoiceId: string, name?: string): Promise<Read> {
+  const out = await ws.caller.invoices.pdf({ invoice_id: invoiceId });
+  return inspect(Buffer.from(out.base64, 'base64'), name);
+}
+
+let seq = 0;
+/** Creates an invoice through its procedure, asking it for the total first (its 422 names the computed one). */
+async function createInvoice(ws: TestWorkspace, clientId: string, body: Record<string, unknown>) {
+  const input = { email: ws.ownerEmail, client_id: clientId, number: `LAY-${String(++seq).padStart(4, '0')}`, ...body };
+  const computed = await ws.caller.invoices.create({ ...input, total: 0 } as never).then(
+    (res) => ({ created: res.invoice }),
+    (err: { cause?: { extra?: { computed_total?: number } } }) => ({ total: err.cause?.extra?.computed_total }),
+  );
+  if ('created' in computed) return computed.created;
+  expect(computed.total, 'the probe names the computed total').toBeTypeOf('number');
+  return (await ws.caller.invoices.create({ ...input, total: computed.total } as never)).invoice;
+}
+
+/** A BHD invoice (three decimals) of six lines, sent and then voided: returns its credit note's id. */
+async function bhdCreditNote(ws: TestWorkspace): Promise<string> {
+  const client = makeClient(ws.handle.db, { name: 'Gulf Trading W.L.L.', currency: 'BHD' });
+  const services = [
+    { notes: 'Workshop', quantity: 1, unit_amount: 1.234 },
+    { notes: 'Design review', quantity: 0.333, unit_amount: 250.5 },
+    { notes: 'Hosting', quantity: 2, unit_amount: 99.999 },
+  ];
+  const inv = await createInvoice(ws, client.id, { tax_details: [{ name: 'VAT', percentage: 10, selected: true }], invoice_services: [...services, ...services] });
+  await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: inv.id });
+  const voided = await ws.caller.invoices.void({ email: ws.ownerEmail, invoice_id: inv.id, reason: 'Issued in error.' });
+  return voided.credit_note!.id;
+}
+
+/** Each of `texts` is drawn whole, as one text item, never split over two lines. */
+function expectWholeItems(pdf: Read, texts: string[]) {
+  const drawn = new Set(pdf.items.flat().map((i) => i.str));
+  expect(texts.filter((t) => !drawn.has(t))).toEqual([]);
+}
+
+const ARABIC_INDIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/;
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+describe('numbers and dates in every locale', () => {
+  it('a credit note in ar-BH: Latin digits in reading order, no direction marks, nothing drawn as an empty box', async () => {
+    const ws = env.workspace('layoutar');
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Bahrain Studio W.L.L.', locale: 'ar-BH' });
+    const pdf = await pdfOf(ws, await bhdCreditNote(ws), 'credit-note-ar-BH.pdf');
+    expect(pdf.flat).not.toMatch(ARABIC_INDIC_DIGITS);
+    expect(pdf.flat).not.toMatch(BIDI_CONTROLS);
+    expect(pdf.missingGlyphs).toBe(0);
+    // The locale's own order and separators, Latin digits, the ISO code for the Arabic-script symbol.
+    expect(pdf.flat).toContain('Total (BHD) -626.228 BHD');
+    expect(pdf.flat).toContain('Subtotal -569.298 BHD');
+    expect(pdf.flat).toContain('VAT 10% of -569.298 BHD -56.930 BHD');
+    expect(pdf.flat).toContain('Issue date 18/11/2026');
+    expect(pdf.flat).toMatch(/Cancels invoice LAY-\d{4} of 18\/11\/2026/);
+    expectWholeItems(pdf, ['-1.234 BHD', '-83.417 BHD', '-199.998 BHD', '-626.228 BHD']);
+  });
+
+  it('other locales keep their own forms (de-DE, en-US, fr-FR); Hebrew and Persian month names give way to numeric dates', async () => {
+    const cases: [string, string, string][] = [
+      ['de-DE', '-626,228 BHD', '18.11.2026'],
+      ['en-US', '-BHD 626.228', 'Nov 18, 2026'],
+      ['fr-FR', '-626,228 BHD', '18 nov. 2026'],
+      ['he-IL', '-626.228 BHD', '18.11.2026'],
+      ['fa-IR', '\u2212BHD 626.228', '1405/08/27'],
+    ];
+    for (const [locale, total, date] of cases) {
+      const ws = env.workspace(`layout${locale.replace('-', '').toLowerCase()}`);
+      await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Locale Test Ltd', locale });
+      const pdf = await pdfOf(ws, await bhdCreditNote(ws), `credit-note-${locale}.pdf`);
+      expect(pdf.flat, locale).toContain(`Total (BHD) ${total}`);
+      expect(pdf.flat, locale).toContain(`Issue date ${date}`);
+      expect(pdf.flat, locale).not.toMatch(BIDI_CONTROLS);
+      expect(pdf.missingGlyphs, locale).toBe(0);
+    }
+  });
+});
+
+describe('amount columns', () => {
+  it('a credit note in en-GB: every negative amount on one line, none overprinting the next row', async () => {
+    const ws = env.workspace('layoutgb');
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Gulf Studio Ltd', locale: 'en-GB' });
+    const pdf = await pdfOf(ws, await bhdCreditNote(ws), 'credit-note-en-GB.pdf');
+    expectWholeItems(pdf, ['-BHD 1.234', '-BHD 83.417', '-BHD 199.998', '-BHD 569.298', '-BHD 56.930', '-BHD 626.228']);
+    expect(pdf.items.flat().filter((i) => i.str === '-')).toEqual([]);
+    // Each line's amount sits on the baseline of its description.
+    const page = pdf.items[0]!;
+    for (const row of page.filter((i) => i.str === 'Hosting')) expect(page.some((i) => i.str === '-BHD 199.998' && Math.abs(i.y - row.y) < 1.5)).toBe(true);
+  });
+});
+
+describe('characters the font lacks', () => {
+  it('a Japanese description and a tax named 消費税 print as "?", no glyph is missing', async () => {
+    const ws = env.workspace('layoutjp');
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Tokyo Partners 株式会社', locale: 'ja-JP' });
+    const client = makeClient(ws.handle.db, { name: '東京商事 Ltd', currency: 'JPY' });
+    const inv = await createInvoice(ws, client.id, {
+      tax_details: [{ name: '消費税', percentage: 10, selected: true }],
+      invoice_services: [{ notes: '東京オフィスの設計 workshop', quantity: 1, unit_amount: 12000 }],
+    });
+    const pdf = await pdfOf(ws, inv.id, 'japanese.pdf');
+    expect(pdf.missingGlyphs).toBe(0);
+    expect(pdf.flat).toContain('????????? workshop');
+    expect(pdf.flat).toContain('Tokyo Partners ????');
+    expect(pdf.flat).toContain('???? Ltd');
+    // The full-width yen sign of ja-JP is not in the font either: amounts name the currency by its code.
+    expect(pdf.flat).toContain('????????? workshop 1 JPY 12,000 JPY 12,000');
+    expect(pdf.flat).toContain('??? 10% of JPY 12,000 JPY 1,200');
+    expect(pdf.flat).not.toMatch(/[東京消費税]/);
+  });
+});
+
+const LONG_NAME = 'Nordlicht Designbüro GmbH & Co. KG — Zweigniederlassung Köln';
+
+/** A 240 × 80 PNG logo. */
+async function logoPng(): Promise<string> {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="80"><rect width="240" height="80" fill="#1a4fa3"/></svg>';
+  return (await sharp(Buffer.from(svg)).png().toBuffer()).toString('base64');
+}
+
+describe('the seller', () => {
+  it('a long legal name prints in full, with and without a logo', async () => {
+    const ws = env.workspace('layoutname');
+    const client = makeClient(ws.handle.db, { name: 'Acme', currency: 'EUR' });
+    const inv = await createInvoice(ws, client.id, { invoice_services: [{ notes: 'Design', unit_amount: 100 }] });
+    const long200 = `${LONG_NAME} ${'Niederlassung Rheinland Süd '.repeat(5)}`.trim().slice(0, 200).trim();
+    for (const [name, logo] of [[LONG_NAME, false], [LONG_NAME, true], [long200, false], [long200, true]] as const) {
+      await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: name, logo_base64: logo ? await logoPng() : null });
+      const pdf = await pdfOf(ws, inv.id, `legal-name-${name.length}-${logo ? 'logo' : 'plain'}.pdf`);
+      expect(pdf.lines[0]!.join(' '), `${name.length} characters, ${logo ? 'logo' : 'no logo'}`).toContain(name);
+      expect(pdf.flat).not.toMatch(/…/);
+    }
+  });
+});
+
+describe('the payment link', () => {
+  /** A sent invoice with a payment link, three lines, and payment instructions of three lines. */
+  async function linked(ws: TestWorkspace, lineCount = 3) {
+    await ws.caller.workspace.updateIdentity({
+      email: ws.ownerEmail,
+      legal_name: 'Link Test GmbH',
+      locale: 'de-DE',
+      payment_instructions: 'Bitte überweisen Sie den Betrag auf:\nIBAN: DE89 3704 0044 0532 0130 00\nBIC: COBADEFFXXX',
+      invoice_footer: 'Link Test GmbH · Amtsgericht Köln HRA 12345',
+    });
+    const db = ws.handle.db;
+    const client = makeClient(db, { name: 'Globex', currency: 'EUR' });
+    const project = makeProject(db, client.id, { name: 'Relaunch', currency: 'EUR', hourlyRateMinor: 15000 });
+    const task = makeTask(db, project.id, { name: 'Design' });
+    const user = makeMember(db, { firstName: 'Ada', lastName: 'Lovelace' });
+    makeProjectUser(db, project.id, user.id);
+    const lines = Array.from({ length: lineCount }, (_, i) => {
+      const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: user.id }, {
+        seconds: 900 * ((i % 5) + 1),
+        recordedOn: `2026-10-${String((i % 28) + 1).padStart(2, '0')}`,
+        notes: i % 4 === 0 ? `Entry ${i + 1}: reworked the checkout flow, fixed the button alignment on Safari and Firefox` : `Entry ${i + 1}`,
+      });
+      return { time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: user.id };
+    });
+    const inv = await createInvoice(ws, client.id, { include_payment_link: true, invoice_time_entries: lines });
+    await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: inv.id });
+    return inv;
+  }
+
+  /** The link shares its page with the last line of the payment block. */
+  function expectLinkWithBlock(pdf: PdfText, number: string, what: string) {
+    const linkPage = pdf.lines.findIndex((page) => page.includes(`View and pay invoice ${number} online`));
+    const blockPage = pdf.lines.findIndex((page) => page.includes('BIC: COBADEFFXXX'));
+    expect(linkPage, what).toBeGreaterThanOrEqual(0);
+    expect(linkPage, what).toBe(blockPage);
+    expect(pdf.lines[linkPage]!.some((l) => l.startsWith('Please pay')), what).toBe(true);
+  }
+
+  it('stays with its Payment block wherever the block ends on the page', async () => {
+    const ws = env.workspace('layoutlink');
+    const inv = await linked(ws);
+    const doc = loadInvoiceDocument(ws.handle.db, inv.id, documentContext(scopeOf(env.services, ws.handle)));
+    expect(doc.paymentUrl).toBeTruthy();
+    // Notes of 0 to 64 lines move the Payment block down a line at a time over a whole page.
+    for (let n = 0; n <= 64; n++) {
+      const notes = Array.from({ length: n }, (_, i) => `Note line ${i + 1}`).join('\n');
+      const pdf = await inspect(await renderInvoicePdf({ ...doc, invoice: { ...doc.invoice, notes } }), n === 40 ? 'link-notes-40.pdf' : undefined);
+      expectLinkWithBlock(pdf, inv.number, `${n} note lines`);
+      expect(pdf.links).toEqual([doc.paymentUrl]);
+    }
+  });
+
+  it('a 221-line invoice: the link follows its Payment block', async () => {
+    const ws = env.workspace('layoutlong');
+    const inv = await linked(ws, 221);
+    const pdf = await pdfOf(ws, inv.id, 'long-221.pdf');
+    expect(pdf.pages).toBeGreaterThan(4);
+    expectLinkWithBlock(pdf, inv.number, '221 lines');
+  });
+});
