@@ -150,7 +150,7 @@ describe('the invoice PDF', () => {
     expect(pdf.flat).toContain('Hours by person');
     expect(pdf.flat).toContain('Vielen Dank für Ihren Auftrag!');
     expect(pdf.flat).toContain('IBAN DE89 3704 0044 0532 0130 00 · BIC BELADEBEXXX');
-    expect(pdf.flat).toContain(`View and pay invoice ${inv.number} online`);
+    expect(pdf.flat).toContain(`View invoice ${inv.number} online`);
     expect(pdf.links).toEqual([invoice.public_url]);
   });
 
@@ -216,6 +216,9 @@ describe('stamps, states and credit notes', () => {
     expect(note.flat).toContain(`Cancels invoice ${late.number} of Nov 18, 2026`);
     expect(note.flat).toContain('Total (USD) -$1,100.00');
     expect(note.flat).toContain('Billed twice by mistake.');
+    // offered under its own kind's name, wherever it is downloaded
+    expect((await ws.caller.invoices.pdf({ invoice_id: voided.credit_note!.id })).filename).toBe(`credit-note-${voided.credit_note!.number}.pdf`);
+    expect((await ws.caller.invoices.pdf({ invoice_id: late.id })).filename).toBe(`invoice-${late.number}.pdf`);
     expect(note.flat).not.toContain('Due date');
   });
 });

@@ -230,7 +230,7 @@ describe('the payment link', () => {
 
   /** The link shares its page with the last line of the payment block. */
   function expectLinkWithBlock(pdf: PdfText, number: string, what: string) {
-    const linkPage = pdf.lines.findIndex((page) => page.includes(`View and pay invoice ${number} online`));
+    const linkPage = pdf.lines.findIndex((page) => page.includes(`View invoice ${number} online`));
     const blockPage = pdf.lines.findIndex((page) => page.includes('BIC: COBADEFFXXX'));
     expect(linkPage, what).toBeGreaterThanOrEqual(0);
     expect(linkPage, what).toBe(blockPage);

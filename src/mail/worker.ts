@@ -7,7 +7,7 @@ import { findInvoice } from '../domain/invoices/queries.ts';
 import { CANCELLED_PREFIX, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
 import type { Scope } from '../domain/scope.ts';
 import { readIdentity } from '../domain/workspace/identity.ts';
-import { safeFileName } from '../pdf/invoice.ts';
+import { invoicePdfFileName } from '../pdf/invoice.ts';
 import { openWorkspaceScope, runInScope, type AppServices } from '../services.ts';
 import type { WorkspaceHandle } from '../workspaces/handle.ts';
 import { createMailTransport, type MailTransport } from './transport.ts';
@@ -123,10 +123,6 @@ interface DeliveryResult {
   more: boolean;
 }
 
-/** The attachment's name: `invoice-<number>.pdf`, or `credit-note-<number>.pdf` for a credit note. */
-export const attachmentFileName = (invoice: { kind: 'invoice' | 'credit_note'; number: string }) =>
-  `${invoice.kind === 'credit_note' ? 'credit-note' : 'invoice'}-${safeFileName(invoice.number)}.pdf`;
-
 /** The address of `MAIL_FROM` (`hourbook <no-reply@example.com>` → `no-reply@example.com`). */
 const addressOf = (mailFrom: string) => /<([^<>]+)>\s*$/.exec(mailFrom)?.[1]?.trim() ?? mailFrom.trim();
 
@@ -149,7 +145,7 @@ async function composeMessage(scope: Scope, mailFrom: string, row: OutboxRow): P
   if (row.attachInvoicePdf && row.invoiceId) {
     const invoice = findInvoice(scope.db, row.invoiceId);
     const content = await invoicePdf(scope, invoice);
-    message.attachments = [{ filename: attachmentFileName(invoice), content, contentType: 'application/pdf' }];
+    message.attachments = [{ filename: invoicePdfFileName(invoice), content, contentType: 'application/pdf' }];
   }
   return message;
 }

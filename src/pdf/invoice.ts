@@ -88,8 +88,9 @@ function collect(pdf: PDFKit.PDFDocument): Promise<Buffer> {
 /** A file-name-safe form of an invoice number (`2026/07 A` → `2026_07_A`). */
 export const safeFileName = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'invoice';
 
-/** The PDF's file name wherever it is offered: download, tRPC and e-mail attachment. */
-export const invoicePdfFileName = (number: string) => `invoice-${safeFileName(number)}.pdf`;
+/** The PDF's file name wherever it is offered (download, tRPC, e-mail attachment): `invoice-<number>.pdf`, or `credit-note-<number>.pdf`. */
+export const invoicePdfFileName = (invoice: { kind: 'invoice' | 'credit_note'; number: string }) =>
+  `${invoice.kind === 'credit_note' ? 'credit-note' : 'invoice'}-${safeFileName(invoice.number)}.pdf`;
 
 /** Rendered PDFs kept in memory; an invoice's PDF is a few dozen KiB. */
 const PDF_CACHE_LIMIT = 32;

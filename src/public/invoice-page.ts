@@ -71,7 +71,7 @@ export function publicInvoiceRouter(services: AppServices): Router {
     const found = lookup(req);
     if (!found) return void notFound(res);
     const pdf = await invoicePdf(found.scope, found.invoice);
-    const name = invoicePdfFileName(found.invoice.number);
+    const name = invoicePdfFileName(found.invoice);
     res.status(200).type('application/pdf').setHeader('Content-Disposition', `attachment; filename="${name}"`).send(pdf);
   });
 

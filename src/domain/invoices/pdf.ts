@@ -26,5 +26,5 @@ export async function getInvoicePdf(scope: Scope, input: z.output<typeof invoice
   requireAdmin(scope, 'see invoices');
   const invoice = findInvoice(scope.db, input.invoice_id);
   const bytes = await invoicePdf(scope, invoice);
-  return { filename: invoicePdfFileName(invoice.number), content_type: 'application/pdf', base64: bytes.toString('base64') };
+  return { filename: invoicePdfFileName(invoice), content_type: 'application/pdf', base64: bytes.toString('base64') };
 }

@@ -11,7 +11,7 @@ const LINK_GAP = 4;
 
 /**
  * A heading and a block of text a person wrote (line breaks kept), starting a new page when needed;
- * a short block is never split over two pages. With `link` (the "View and pay … online" line), the
+ * a short block is never split over two pages. With `link` (the "View … online" line), the
  * link belongs to the block: it follows its last line on the same page.
  */
 function block(c: PageCursor, title: string, text: string, opts: { color?: string; link?: { text: string; url: string } } = {}): void {
@@ -61,7 +61,8 @@ export function drawClosing(c: PageCursor, doc: InvoiceDocument, f: Formats): vo
   if (doc.payments.length) block(c, 'Payments received', paymentsText(doc, f), { color: GREY });
   const payment = paymentText(doc, f);
   const url = doc.paymentUrl && doc.invoice.status !== 'paid' && doc.invoice.status !== 'void' ? doc.paymentUrl : null;
-  const link = url ? { text: `View and pay invoice ${doc.invoice.number} online`, url } : undefined;
+  // Not "and pay": whether the page offers payment (card payment set up) is the workspace's, not the document's.
+  const link = url ? { text: `View invoice ${doc.invoice.number} online`, url } : undefined;
   if (payment) block(c, doc.invoice.kind === 'credit_note' ? 'Credit' : 'Payment', payment, { ...(link && { link }) });
   else if (link) {
     c.ensure(lineHeight(SIZE) + 4);
