@@ -152,24 +152,29 @@ describe('automated reminders', () => {
   });
 });
 
+/** An invoice of 50 with reminders, e-mailed to one recipient of a new client: the POST's answer. */
+function sentWithReminders(ws: TestEnv['alpha'], number: string, dueDate: string) {
+  const client = makeClient(ws.handle.db);
+  const r = makeRecipient(ws.handle.db, client.id);
+  return ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+    email: ws.ownerEmail,
+    number,
+    total: 50,
+    due_date: dueDate,
+    send_automated_reminder_email: true,
+    invoice_services: [{ unit_amount: 50 }],
+    send_email: true,
+    invoice_details: { recipient_ids: [r.id] },
+  });
+}
+
 describe('nextReminderAt', () => {
   it('is the local midnight of the due date (overdue: of the day after), now while due and not yet done, then 7 days on', async () => {
     const ws = env.workspace('next-reminder');
     const at = (iso: string) => scopeOf(env.services, ws.handle, new Date(iso));
     expect(nextReminderAt(at('2026-11-18T10:00:00Z'))).toBe(Number.POSITIVE_INFINITY);
     clock.set('2026-11-10T10:00:00.000Z');
-    const client = makeClient(ws.handle.db);
-    const r = makeRecipient(ws.handle.db, client.id);
-    const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
-      email: ws.ownerEmail,
-      number: 'NR-1',
-      total: 50,
-      due_date: '11/20/2026',
-      send_automated_reminder_email: true,
-      invoice_services: [{ unit_amount: 50 }],
-      send_email: true,
-      invoice_details: { recipient_ids: [r.id] },
-    });
+    const res = await sentWithReminders(ws, 'NR-1', '11/20/2026');
     expect(res.status).toBe(201);
     // the workspace keeps UTC: the due date starts at 00:00 UTC, and the invoice is overdue the day after
     expect(new Date(nextReminderAt(at('2026-11-18T10:00:00Z'))).toISOString()).toBe('2026-11-20T00:00:00.000Z');
@@ -190,18 +195,7 @@ describe('nextReminderAt', () => {
     const ws = env.workspace('next-reminder-quiet');
     const at = (iso: string) => scopeOf(env.services, ws.handle, new Date(iso));
     clock.set('2026-11-20T09:00:00.000Z');
-    const client = makeClient(ws.handle.db);
-    const r = makeRecipient(ws.handle.db, client.id);
-    const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
-      email: ws.ownerEmail,
-      number: 'NQ-1',
-      total: 50,
-      due_date: '11/20/2026',
-      send_automated_reminder_email: true,
-      invoice_services: [{ unit_amount: 50 }],
-      send_email: true,
-      invoice_details: { recipient_ids: [r.id] },
-    });
+    const res = await sentWithReminders(ws, 'NQ-1', '11/20/2026');
     expect(res.status).toBe(201);
     const justSent = at('2026-11-20T09:00:01Z');
     expect(new Date(nextReminderAt(justSent)).toISOString()).toBe('2026-11-27T00:00:00.000Z');

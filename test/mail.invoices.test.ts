@@ -145,6 +145,16 @@ describe('mail that looks sent by the agency', () => {
   let env: TestEnv;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   const clock = testClock('2026-11-18T10:00:00.000Z');
+  /** The reminders job, then the outbox, a month on (18 December), and the clock back to the tests' day. */
+  async function remindAndDeliverOn18December(): Promise<void> {
+    clock.set('2026-12-18T09:00:00.000Z');
+    try {
+      await runJobOnce(remindersJob, env.services);
+      await runJobOnce(outboxJob, env.services);
+    } finally {
+      clock.set('2026-11-18T10:00:00.000Z');
+    }
+  }
   beforeAll(async () => {
     smtp = await startSmtp();
     env = await startTestEnv({ clock, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'hourbook <no-reply@mail.agency.test>' } });
@@ -227,13 +237,7 @@ describe('mail that looks sent by the agency', () => {
     await runJobOnce(outboxJob, env.services);
     await env.alpha.caller.invoices.resend({ email: env.alpha.ownerEmail, invoice_id: inv.id, invoice_details: { recipient_ids: [inv.ann.id], subject: 'Once more' } });
     await env.alpha.caller.invoices.recordPayment({ email: env.alpha.ownerEmail, invoice_id: inv.id, amount: 40, method: 'bank_transfer' });
-    clock.set('2026-12-18T09:00:00.000Z');
-    try {
-      await runJobOnce(remindersJob, env.services);
-      await runJobOnce(outboxJob, env.services);
-    } finally {
-      clock.set('2026-11-18T10:00:00.000Z');
-    }
+    await remindAndDeliverOn18December();
     // Earlier tests' invoices are reminded too: look at this invoice's messages.
     const mine = smtp.received.filter((r) => r.mail.subject?.includes(inv.number) || r.mail.subject === 'Once more');
     const kinds = mine.map((r) => r.mail.headers.get('x-hourbook-message-kind'));
@@ -253,13 +257,7 @@ describe('mail that looks sent by the agency', () => {
     const payable = await sendDefault(ws);
     // Opted out of card payment (payment_provider "undefined"): its page has no "Pay now".
     const optedOut = await sendDefault(ws, { paymentProvider: 'undefined' });
-    clock.set('2026-12-18T09:00:00.000Z');
-    try {
-      await runJobOnce(remindersJob, env.services);
-      await runJobOnce(outboxJob, env.services);
-    } finally {
-      clock.set('2026-11-18T10:00:00.000Z');
-    }
+    await remindAndDeliverOn18December();
     const mailOf = (number: string, kind: string) =>
       smtp.received.find((r) => r.rcptTo[0] === 'ann@client.test' && r.mail.subject?.includes(number) && r.mail.headers.get('x-hourbook-message-kind') === kind)!.mail;
     for (const kind of ['invoice', 'invoice_reminder']) {
