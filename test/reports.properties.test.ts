@@ -134,8 +134,10 @@ function facts(b: Built, e: Built['entries'][number]) {
   const project = b.projects[task.project]!;
   const client = b.clients[project.client]!;
   const person = b.people[e.person]!;
-  let rate = { hourly_project_rate: project.rate, hourly_person_rate: b.rateOf.get(`${project.id}|${person.id}`) ?? 0, hourly_task_rate: task.rate, fixed_price_project: 0 }[project.method];
-  const unpriced = rate !== 0 && project.currency !== client.currency;
+  const personRate = b.rateOf.get(`${project.id}|${person.id}`);
+  let rate = { hourly_project_rate: project.rate, hourly_person_rate: personRate ?? 0, hourly_task_rate: task.rate, fixed_price_project: 0 }[project.method];
+  // No rate to use: in another currency than the client's, or a person rate of someone not on the project.
+  const unpriced = (rate !== 0 && project.currency !== client.currency) || (project.method === 'hourly_person_rate' && personRate === undefined);
   if (unpriced) rate = 0;
   const billable = e.status === 'billed' || ((e.status === 'unbilled' || e.status === 'pending_approval') && task.billable);
   const invoiceable = e.status === 'unbilled' && task.billable;
