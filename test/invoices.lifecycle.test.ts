@@ -219,6 +219,11 @@ describe('payments', () => {
     expect(await detail({ amount: 1.005 })).toBe('amount');
     expect(await detail({ amount: 0 })).toBe('amount');
     expect(await detail({ method: 'bitcoin' })).toBe('method');
+    // A whole amount too large for any balance is said so, not "at most 3 decimals" (BHD: 2e12 is 2e15 fils).
+    const bhd = await create(makeClient(ws.handle.db, { currency: 'BHD' }).id, { total: 5, invoice_services: [{ unit_amount: 5 }] });
+    await ws.caller.invoices.markSent({ email, invoice_id: bhd.id });
+    const huge = await ws.caller.invoices.recordPayment({ email, invoice_id: bhd.id, amount: 2e12, method: 'cash' }).catch((e: { cause: { details: { message: string }[] } }) => e.cause.details[0]);
+    expect(huge).toMatchObject({ path: 'amount', message: 'is larger than any balance due can be' });
     const draft = await create(makeClient(ws.handle.db).id, { total: 5, invoice_services: [{ unit_amount: 5 }] });
     expect(await code(ws.caller.invoices.recordPayment({ email, invoice_id: draft.id, amount: 1, method: 'cash' }))).toBe('invoice_draft');
     const { credit_note } = await ws.caller.invoices.void({ email, invoice_id: inv.id });

@@ -1,5 +1,6 @@
 import type { Effect } from '../domain/scope.ts';
-import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
+import { existsSync } from 'node:fs';
+import { controlSocketPath } from '../ops/control-socket.ts';
 import { adminCall } from '../ops/node-client.ts';
 
 /**
@@ -10,8 +11,16 @@ import { adminCall } from '../ops/node-client.ts';
  * does not answer, the jobs find the work on their next visit.
  */
 export async function wakeServer(dataDir: string, woken: ReadonlyMap<string, ReadonlySet<Effect>>): Promise<void> {
-  const server = await runningServer(dataDir).catch(() => null);
-  if (!server) return;
-  const control = { socketPath: controlSocketPath(dataDir) };
-  await Promise.all([...woken].map(([subdomain, effects]) => adminCall(control, 'POST', `/workspaces/${subdomain}/wake`, { effects: [...effects] }).catch(() => undefined)));
+  const socketPath = controlSocketPath(dataDir);
+  if (!existsSync(socketPath)) return;
+  // A server that accepts but does not answer (its event loop held) must not keep a command whose
+  // work is done: each call gives up after WAKE_TIMEOUT_MS, its connection closed.
+  await Promise.all(
+    [...woken].map(([subdomain, effects]) =>
+      adminCall({ socketPath }, 'POST', `/workspaces/${subdomain}/wake`, { effects: [...effects] }, { timeoutMs: WAKE_TIMEOUT_MS }).catch(() => undefined),
+    ),
+  );
 }
+
+/** How long a command waits for the server to take its wake. */
+const WAKE_TIMEOUT_MS = 2000;

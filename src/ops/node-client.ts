@@ -20,7 +20,7 @@ export class NodeRequestError extends Error {
   }
 }
 
-function send(address: NodeAddress, method: string, path: string, body?: unknown): Promise<IncomingMessage> {
+function send(address: NodeAddress, method: string, path: string, body?: unknown, timeoutMs?: number): Promise<IncomingMessage> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (payload !== undefined) headers['content-type'] = 'application/json';
@@ -36,6 +36,7 @@ function send(address: NodeAddress, method: string, path: string, body?: unknown
   return new Promise((resolve, reject) => {
     const req = request(options, resolve);
     req.on('error', reject);
+    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.end(payload);
   });
 }
@@ -51,8 +52,8 @@ async function readJson(res: IncomingMessage): Promise<Record<string, unknown>> 
 }
 
 /** One admin call; its JSON answer, or a NodeRequestError carrying the node's message and code. */
-export async function adminCall<T = Record<string, unknown>>(address: NodeAddress, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await send(address, method, path, body);
+export async function adminCall<T = Record<string, unknown>>(address: NodeAddress, method: 'GET' | 'POST', path: string, body?: unknown, opts: { timeoutMs?: number } = {}): Promise<T> {
+  const res = await send(address, method, path, body, opts.timeoutMs);
   const data = await readJson(res);
   const status = res.statusCode ?? 0;
   if (status < 200 || status >= 300) {

@@ -90,7 +90,8 @@ export function glyphFilter(hasGlyph: (codePoint: number) => boolean): (text: st
     let out = '';
     for (const ch of withoutBidiControls(text)) {
       const c = ch.codePointAt(0) ?? 63;
-      out += c === 0x0a || has(c) ? ch : '?';
+      // A tab typed in notes or an address is spacing, as before: no font has a glyph for it.
+      out += c === 0x0a || has(c) ? ch : c === 0x09 ? ' ' : '?';
     }
     return out;
   };

@@ -63,8 +63,11 @@ export function renderMail(blocks: Block[], footer: string): RenderedMail {
 const GREETING = /^\s*(hello|hi|hey|dear|good (morning|afternoon|evening)|hallo|guten tag|bonjour|hola|ciao)\b/i;
 const BARE_GREETING = /^\s*(hello|hi|hey|hallo|bonjour|hola|ciao)\s*[,!]/i;
 
-/** A first word written wholly in lower case ("please"), not one with capitals inside ("iPhone", "eBay"). */
-const LOWER_FIRST_WORD = /^\p{Ll}+(?=[^\p{L}]|$)/u;
+/**
+ * A first word written wholly in lower case and followed by a space ("please find"), not one with
+ * capitals inside ("iPhone", "eBay") nor the start of a link or an address ("https://…", "www.…").
+ */
+const LOWER_FIRST_WORD = /^\p{Ll}+(?=[\s,]|$)/u;
 
 /** The message's first word capitalised when it is wholly lower case: it now opens a paragraph after the greeting. */
 const capitalised = (message: string) => message.replace(LOWER_FIRST_WORD, (w) => w.charAt(0).toUpperCase() + w.slice(1));
