@@ -223,7 +223,7 @@ describe('payments', () => {
     const bhd = await create(makeClient(ws.handle.db, { currency: 'BHD' }).id, { total: 5, invoice_services: [{ unit_amount: 5 }] });
     await ws.caller.invoices.markSent({ email, invoice_id: bhd.id });
     const huge = await ws.caller.invoices.recordPayment({ email, invoice_id: bhd.id, amount: 2e12, method: 'cash' }).catch((e: { cause: { details: { message: string }[] } }) => e.cause.details[0]);
-    expect(huge).toMatchObject({ path: 'amount', message: 'is larger than any balance due can be' });
+    expect(huge).toMatchObject({ path: 'amount', message: expect.stringMatching(/^is too large/) });
     const draft = await create(makeClient(ws.handle.db).id, { total: 5, invoice_services: [{ unit_amount: 5 }] });
     expect(await code(ws.caller.invoices.recordPayment({ email, invoice_id: draft.id, amount: 1, method: 'cash' }))).toBe('invoice_draft');
     const { credit_note } = await ws.caller.invoices.void({ email, invoice_id: inv.id });

@@ -70,6 +70,16 @@ export function toMinor(value: number, currency: string): number | null {
   return negative ? -minor : minor;
 }
 
+/**
+ * Why `toMinor` refused `value`, as a field's message: too many decimals for the currency, or
+ * (a whole amount of at most those decimals) too large to be exact (beyond MAX_EXACT_MINOR).
+ */
+export function minorAmountProblem(value: number, currency: string): string {
+  const decimals = currencyDecimals(currency);
+  if (decimalPlaces(value) <= decimals) return 'is too large: amounts are kept exact up to 10^15 of the currency\'s smallest unit';
+  return decimals === 0 ? `must be a whole amount in ${currency}` : `must have at most ${decimals} decimal${decimals === 1 ? '' : 's'} in ${currency}`;
+}
+
 /** A number for JSON responses, with at most the currency's decimals (1050 USD → 10.5). */
 export function fromMinor(minor: number, currency: string): number {
   const decimals = currencyDecimals(currency);

@@ -6,7 +6,7 @@ import { invoices, outbox, payments, processorEvents, type paymentMethods } from
 import { AppError, invalidField, notFound, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';
-import { currencyDecimals, decimalPlaces, fromMinor, toMinor } from '../money.ts';
+import { fromMinor, minorAmountProblem, toMinor } from '../money.ts';
 import type { Scope } from '../scope.ts';
 import { balanceDueMinor, paidByInvoice, statusAfterPayments, todayIn } from './balance.ts';
 import { CANCELLED_PREFIX } from './settle.ts';
@@ -110,8 +110,7 @@ export function recordPayment(scope: Scope, input: z.output<typeof recordPayment
   return scope.write((tx) => {
     const { invoice, paid, balance } = payable(tx, input.invoice_id);
     const amount = toMinor(input.amount, invoice.currency);
-    if (amount === null && decimalPlaces(input.amount) <= currencyDecimals(invoice.currency)) throw invalidField('amount', `is larger than any balance due can be`);
-    if (amount === null) throw invalidField('amount', `must have at most ${currencyDecimals(invoice.currency)} decimals in ${invoice.currency}`);
+    if (amount === null) throw invalidField('amount', minorAmountProblem(input.amount, invoice.currency));
     if (amount > balance) {
       const due = fromMinor(balance, invoice.currency);
       throw new AppError('unprocessable', 'payment_exceeds_balance', `The payment is more than the balance due of ${due} ${invoice.currency}`, {

@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../../errors.ts';
-import { currencyDecimals, toMinor } from '../money.ts';
+import { minorAmountProblem, toMinor } from '../money.ts';
 
 /**
  * Collects every rule a request breaks, so one 422 names them all (each with its body path)
@@ -20,13 +20,10 @@ export class Problems {
     }
   }
 
-  /** An amount in the currency's minor units, or null (and a problem) when it has too many decimals. */
+  /** An amount in the currency's minor units, or null (and a problem) when it has too many decimals or is too large. */
   minor(path: string, value: number, currency: string): number | null {
     const minor = toMinor(value, currency);
-    if (minor === null) {
-      const decimals = currencyDecimals(currency);
-      this.add(path, decimals === 0 ? `must be a whole amount in ${currency}` : `must have at most ${decimals} decimal${decimals === 1 ? '' : 's'} in ${currency}`);
-    }
+    if (minor === null) this.add(path, minorAmountProblem(value, currency));
     return minor;
   }
 }
