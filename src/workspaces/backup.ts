@@ -1,4 +1,6 @@
-import { closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFile, open, truncate } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { WorkerCalls } from '../worker-calls.ts';
@@ -13,32 +15,142 @@ import { schemaState, type SchemaState } from './migrate.ts';
 /** Bytes copied per step when the copy must leave the event loop free (a serving process). */
 const BYTES_PER_STEP_SHARED = 4 * 1024 * 1024;
 const ALL_PAGES = 0x7fffffff;
+/** How long `whileFrozen` keeps trying before `copyConsistent` copies the file page by page instead. */
+const FREEZE_WITHIN_MS = 5000;
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Copies a live workspace file with SQLite's online backup API: what is committed when the copy
- * finishes, WAL included, never a half-written transaction, while the server goes on serving.
- * `shareEventLoop` copies in steps (a process that also serves requests); a step that finds the
- * source changed by another connection starts over, so on a busy file one big step (the default)
- * is what finishes. The copy is left as a single self-contained file (rollback journal, no -wal).
+ * Runs `work` while the database file `file` holds every committed transaction and nothing can
+ * write to it, so that reading its bytes reads one consistent snapshot; resolves to false, without
+ * running `work`, when it could not get there in time (a file kept busy by a long reader).
+ *
+ * In WAL mode only a checkpoint writes to the database file. With the write lock held by a second
+ * connection (`BEGIN IMMEDIATE`, so no commit can land meanwhile), a PASSIVE checkpoint moves the
+ * whole WAL into the file, and a read transaction begun then reads the file alone (read mark 0):
+ * SQLite lets no checkpoint write to the file while such a reader lasts (it must lock read mark 0
+ * first), however long `work` takes. The write lock is let go at once, within the same turn of
+ * the event loop, so writers go on meanwhile and their commits wait in the WAL. No connection here
+ * waits on a lock (busy_timeout 0): an attempt that finds one taken is tried again after a pause,
+ * since the process calling this may itself hold it (a shared commit open across a turn of its
+ * event loop), and waiting would keep that process from ever letting it go.
  */
-export async function copyConsistent(source: string, target: string, opts: { shareEventLoop?: boolean } = {}): Promise<void> {
-  if (existsSync(target)) throw new Error(`${target} already exists`);
-  const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
+export async function whileFrozen(file: string, work: (snapshot: FrozenFile) => Promise<void>): Promise<boolean> {
+  const reader = new BetterSqlite3(file, { fileMustExist: true });
+  const writer = new BetterSqlite3(file, { fileMustExist: true });
   try {
-    db.pragma('busy_timeout = 5000');
-    const pages = opts.shareEventLoop ? Math.max(1, Math.round(BYTES_PER_STEP_SHARED / (db.pragma('page_size', { simple: true }) as number))) : ALL_PAGES;
-    await db.backup(target, { progress: () => pages });
+    for (const db of [reader, writer]) db.pragma('busy_timeout = 0');
+    const deadline = performance.now() + FREEZE_WITHIN_MS;
+    for (let attempt = 0; performance.now() < deadline; attempt++) {
+      if (attempt > 0) await delay(Math.min(20, attempt) * Math.random());
+      const snapshot = freeze(reader, writer);
+      if (!snapshot) continue;
+      try {
+        await work(snapshot);
+        return true;
+      } finally {
+        reader.exec('COMMIT');
+      }
+    }
+    return false;
+  } finally {
+    reader.close();
+    writer.close();
+  }
+}
+
+/** The database a frozen file holds: its first `pageCount` pages of `pageSize` bytes (the file may be longer). */
+export interface FrozenFile {
+  pageSize: number;
+  pageCount: number;
+}
+
+/** One attempt of `whileFrozen`: what the file holds, once `reader` is left in a read transaction of the file alone. */
+function freeze(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database): FrozenFile | null {
+  try {
+    writer.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return null;
+    throw err;
+  }
+  try {
+    const [checkpoint] = reader.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+    // Not all of the WAL is in the file while a reader still reads an older snapshot of it.
+    if (!checkpoint || checkpoint.busy !== 0 || checkpoint.checkpointed !== checkpoint.log) return null;
+    reader.exec('BEGIN');
+    // The first read starts the read transaction; the page count is then the snapshot's own.
+    reader.prepare('SELECT count(*) FROM sqlite_schema').get();
+    const pageCount = reader.pragma('page_count', { simple: true }) as number;
+    return { pageSize: reader.pragma('page_size', { simple: true }) as number, pageCount };
+  } catch (err) {
+    if (reader.inTransaction) reader.exec('COMMIT');
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return null;
+    throw err;
+  } finally {
+    writer.exec('ROLLBACK');
+  }
+}
+
+/**
+ * Copies a live workspace file: what is committed when the copy is taken, never a half-written
+ * transaction, while the server goes on serving. The file is copied byte for byte while frozen
+ * (`whileFrozen`), as fast as `cp`; a file that cannot be frozen is copied with SQLite's online
+ * backup API instead, page by page, 3-7 times slower. `shareEventLoop` makes that fallback copy
+ * in steps (a process that also serves requests); a step that finds the source changed by another
+ * connection starts over, so on a busy file one big step (the default) is what finishes. The copy
+ * is left as a single self-contained file (rollback journal, no -wal), not yet flushed to disk:
+ * the caller syncs it (`backupFile` while it checks it). Returns how it was copied.
+ */
+export async function copyConsistent(source: string, target: string, opts: { shareEventLoop?: boolean } = {}): Promise<'bytes' | 'backup API'> {
+  if (existsSync(target)) throw new Error(`${target} already exists`);
+  try {
+    const frozen = await whileFrozen(source, async ({ pageSize, pageCount }) => {
+      await copyFile(source, target, constants.COPYFILE_EXCL);
+      // Bytes past the database's last page (none after a checkpoint) are not part of it.
+      await truncate(target, pageSize * pageCount);
+    });
+    if (!frozen) await copyWithBackupApi(source, target, opts.shareEventLoop ?? false);
+    await useRollbackJournal(target);
+    return frozen ? 'bytes' : 'backup API';
   } catch (err) {
     rmSync(target, { force: true });
     throw err;
+  }
+}
+
+/**
+ * Marks a copy as a rollback-journal database: header bytes 18 and 19 (the file format's write and
+ * read versions) become 1, as `PRAGMA journal_mode = DELETE` leaves them for a database whose WAL
+ * is empty, which a copy's is (it has none). Opened, it then makes no -wal or -shm beside itself.
+ * Done by hand because that pragma syncs the whole file at once, before the copy can be checked.
+ */
+async function useRollbackJournal(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.write(Buffer.from([1, 1]), 0, 2, 18);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes a file to disk on the thread pool, so that a check can read it meanwhile. */
+export async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function copyWithBackupApi(source: string, target: string, shareEventLoop: boolean): Promise<void> {
+  const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const pages = shareEventLoop ? Math.max(1, Math.round(BYTES_PER_STEP_SHARED / (db.pragma('page_size', { simple: true }) as number))) : ALL_PAGES;
+    await db.backup(target, { progress: () => pages });
   } finally {
     db.close();
-  }
-  const copy = new BetterSqlite3(target);
-  try {
-    copy.pragma('journal_mode = DELETE');
-  } finally {
-    copy.close();
   }
 }
 
@@ -78,19 +190,38 @@ export function pageSizeOf(file: string): number {
   }
 }
 
-/** The hashing thread: reads one file per message in 1 MiB reads (with 64 KiB ones, hashing a large file took half as long again). */
+/**
+ * A hashing thread: per message, the SHA-256 of one file, or (with `pageSize`) of each of its
+ * `pageCount` pages from `firstPage`, read in 1 MiB reads (with 64 KiB ones, hashing a large file took half
+ * as long again).
+ */
 const HASH_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { closeSync, openSync, readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const buffer = Buffer.allocUnsafe(1 << 20);
-parentPort.on('message', ({ job, path }) => {
+function wholeFile(fd) {
+  const hash = createHash('sha256');
+  for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
+  return hash.digest('hex');
+}
+function eachPage(fd, pageSize, firstPage, pageCount) {
+  const hashes = Buffer.alloc(pageCount * 32);
+  const perRead = Math.max(1, Math.floor(buffer.length / pageSize));
+  for (let i = 0; i < pageCount; ) {
+    const want = Math.min(perRead, pageCount - i) * pageSize;
+    const n = readSync(fd, buffer, 0, want, (firstPage + i) * pageSize);
+    if (n < want) throw new Error('the file ends before page ' + (firstPage + i + 1 + Math.floor(n / pageSize)));
+    for (let at = 0; at < n; at += pageSize, i++) createHash('sha256').update(buffer.subarray(at, at + pageSize)).digest().copy(hashes, i * 32);
+  }
+  return hashes;
+}
+parentPort.on('message', ({ job, path, pageSize, firstPage, pageCount }) => {
   let fd = null;
   try {
     fd = openSync(path, 'r');
-    const hash = createHash('sha256');
-    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
-    parentPort.postMessage({ job, result: hash.digest('hex') });
+    const result = pageSize ? eachPage(fd, pageSize, firstPage, pageCount) : wholeFile(fd);
+    parentPort.postMessage({ job, result }, pageSize ? [result.buffer] : []);
   } catch (err) {
     parentPort.postMessage({ job, error: 'hashing ' + path + ' failed: ' + String((err && err.message) || err) });
   } finally {
@@ -98,14 +229,41 @@ parentPort.on('message', ({ job, path }) => {
   }
 });
 `;
-const hashThread = new WorkerCalls<{ path: string }, string>('the hashing thread', HASH_SOURCE, { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 });
+const hashingThread = (n: number) =>
+  new WorkerCalls<{ path: string; pageSize?: number; firstPage?: number; pageCount?: number }, string | Uint8Array>(`hashing thread ${n}`, HASH_SOURCE, {
+    maxOldGenerationSizeMb: 16,
+    maxYoungGenerationSizeMb: 2,
+  });
+/** One per core (up to 4): a file's pages are hashed by all of them at once, each a part of the file. */
+const hashThreads = Array.from({ length: Math.max(1, Math.min(4, availableParallelism())) }, (_, n) => hashingThread(n + 1));
+const hashThread = hashThreads[0]!;
 
 /**
  * The SHA-256 of a file, hex, computed on a thread of its own: a serving process's event loop
  * stays free, and a caller that also checks the file (`checkFile`, which holds this thread for
  * as long as `integrity_check` reads) runs both at once on two cores (`checkedAndHashed`).
  */
-export const sha256File = (path: string): Promise<string> => hashThread.call({ path });
+export const sha256File = async (path: string): Promise<string> => (await hashThread.call({ path })) as string;
+
+/** Bytes of one page's hash in `pageHashes`. */
+export const PAGE_HASH_BYTES = 32;
+
+/**
+ * The SHA-256 of each of the first `pageCount` pages of a file, one after the other
+ * (`PAGE_HASH_BYTES` each), computed by every hashing thread at once, each over its part of the
+ * file: what a move compares to send only the pages that differ (src/ops/page-diff.ts), while the
+ * workspace's writes are paused.
+ */
+export async function pageHashes(path: string, { pageSize, pageCount }: FrozenFile): Promise<Buffer> {
+  const share = Math.ceil(pageCount / hashThreads.length);
+  const parts = await Promise.all(
+    hashThreads.map((thread, i) => {
+      const firstPage = i * share;
+      return thread.call({ path, pageSize, firstPage, pageCount: Math.max(0, Math.min(share, pageCount - firstPage)) }) as Promise<Uint8Array>;
+    }),
+  );
+  return Buffer.concat(parts);
+}
 
 export interface FileCheck {
   /** `ok`, or SQLite's own lines describing the damage. */
@@ -173,7 +331,8 @@ export interface BackupManifest {
 export async function backupFile(subdomain: string, source: string, target: string, now: () => Date): Promise<BackupEntry> {
   await copyConsistent(source, target);
   const copiedAt = now().toISOString();
-  const { check, sha256 } = await checkedAndHashed(target);
+  // Written to disk while it is read back: the check and the hash read it from the page cache.
+  const [{ check, sha256 }] = await Promise.all([checkedAndHashed(target), syncFile(target)]);
   if (check instanceof Error || !isHealthy(check)) {
     rmSync(target, { force: true });
     throw new Error(`the copy of ${subdomain} failed its integrity check: ${check instanceof Error ? check.message : check.integrity.slice(0, 3).join('; ')}`);

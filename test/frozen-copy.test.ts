@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyConsistent, whileFrozen } from '../src/workspaces/backup.ts';
+
+/**
+ * Copies taken byte for byte from a file that another process writes and checkpoints all the
+ * time. Every transaction of the writer adds a row to `ledger` and the same amount to `total`,
+ * and rewrites rows all over `filler`, so a copy that mixes two moments of the file shows it: a
+ * sum that differs from the total, or a failed integrity check.
+ */
+const WRITER = `
+const Database = require('better-sqlite3');
+const db = new Database(process.argv[1]);
+db.pragma('busy_timeout = 5000');
+db.pragma('wal_autocheckpoint = 1');
+const add = db.prepare('INSERT INTO ledger (amount) VALUES (?)');
+const total = db.prepare('UPDATE total SET sum = sum + ?');
+const touch = db.prepare('UPDATE filler SET pad = randomblob(2000) WHERE id = ?');
+const rows = db.prepare('SELECT count(*) AS n FROM filler').get().n;
+const tx = db.transaction((amount) => { add.run(amount); total.run(amount); for (let i = 0; i < 8; i++) touch.run(1 + Math.floor(Math.random() * rows)); });
+process.send('ready');
+// As a busy server does, with a moment between commits (its group commits sync the WAL meanwhile).
+const pause = new Int32Array(new SharedArrayBuffer(4));
+for (;;) { tx(1 + Math.floor(Math.random() * 100)); Atomics.wait(pause, 0, 0, 0.2); }
+`;
+
+function consistency(file: string) {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return {
+      integrity: db.pragma('integrity_check', { simple: true }),
+      ledger: (db.prepare('SELECT coalesce(sum(amount), 0) AS s, count(*) AS n FROM ledger').get() as { s: number; n: number }),
+      total: (db.prepare('SELECT sum FROM total').get() as { sum: number }).sum,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** A copy in 64 KiB pieces with a pause between them, so the writer commits and checkpoints many times during it. */
+async function slowCopy(from: string, to: string): Promise<void> {
+  const source = openSync(from, 'r');
+  const target = openSync(to, 'w');
+  const buffer = Buffer.alloc(64 * 1024);
+  try {
+    for (let at = 0, n; (n = readSync(source, buffer, 0, buffer.length, at)) > 0; at += n) {
+      writeSync(target, buffer, 0, n);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  } finally {
+    closeSync(source);
+    closeSync(target);
+  }
+}
+
+describe('consistent byte-for-byte copies of a file another process writes and checkpoints', () => {
+  let dir: string;
+  let file: string;
+  let writer: ChildProcess;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hourbook-frozen-'));
+    file = join(dir, 'live.sqlite');
+    const db = new BetterSqlite3(file);
+    db.pragma('page_size = 8192');
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE ledger (id INTEGER PRIMARY KEY, amount INTEGER NOT NULL);
+      CREATE TABLE total (sum INTEGER NOT NULL); INSERT INTO total VALUES (0);
+      CREATE TABLE filler (id INTEGER PRIMARY KEY, pad BLOB NOT NULL);
+      WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) INSERT INTO filler (pad) SELECT randomblob(2000) FROM c;`);
+    db.close();
+    writer = spawn(process.execPath, ['-e', WRITER, file], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise((resolve) => writer.once('message', resolve));
+  });
+
+  afterAll(() => {
+    writer?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('while frozen, a slow copy of the file is one moment of it, and the writer keeps committing', async () => {
+    const seen: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const copy = join(dir, `slow-${round}.sqlite`);
+      expect(await whileFrozen(file, () => slowCopy(file, copy))).toBe(true);
+      const got = consistency(copy);
+      expect(got.integrity).toBe('ok');
+      expect(got.ledger.s).toBe(got.total);
+      seen.push(got.ledger.n);
+    }
+    // The writer went on during the copies: each later copy holds more of its transactions.
+    expect(seen[1]!).toBeGreaterThan(seen[0]!);
+    expect(seen[2]!).toBeGreaterThan(seen[1]!);
+  });
+
+  it('copyConsistent leaves a self-contained, consistent copy (rollback journal, no -wal)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const copy = join(dir, `copy-${round}.sqlite`);
+      expect(await copyConsistent(file, copy)).toBe('bytes');
+      const got = consistency(copy);
+      expect(got.integrity).toBe('ok');
+      expect(got.ledger.s).toBe(got.total);
+      const header = Buffer.alloc(2);
+      const fd = openSync(copy, 'r');
+      readSync(fd, header, 0, 2, 18);
+      closeSync(fd);
+      // Bytes 18-19 of the header are 1 for a rollback journal, 2 for WAL; read, it made no -wal.
+      expect([...header]).toEqual([1, 1]);
+      expect(existsSync(copy + '-wal')).toBe(false);
+    }
+  });
+});
