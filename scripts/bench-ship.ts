@@ -7,10 +7,12 @@
  * - cold workspace open (a file not yet open in the process) against opening the same file with
  *   bare better-sqlite3 (goal ≤ 3 ms);
  * - `hourbook backup` of a 1 GB workspace against `cp` of the same file (goal ≤ 3×: the backup
- *   copies, then reads the copy twice, for integrity_check and SHA-256);
+ *   copies, then reads the copy twice, for integrity_check and SHA-256, while flushing it to disk,
+ *   which `cp` does not);
  * - `hourbook workspace move` of that workspace between two nodes behind HAProxy against the same
- *   `cp` (goal ≤ 5×: a snapshot, a transfer with hashing, an integrity check, fsync), with the time
- *   writes were paused. Skipped without HAProxy.
+ *   `cp` (goal ≤ 5×: a snapshot, a transfer with hashing, an integrity check, page hashes, fsync),
+ *   with the time writes were paused (the source's page hashes and the pages written meanwhile).
+ *   Skipped without HAProxy.
  *
  *   npx tsx scripts/bench-ship.ts                 # 1 GB
  *   BENCH_WORKSPACE_MB=200 npx tsx scripts/bench-ship.ts

@@ -54,7 +54,8 @@ describe.skipIf(!HAPROXY)('hourbook workspace move, two nodes behind HAProxy', (
     expect(moved.stderr).toBe('');
     expect(moved.code).toBe(0);
     expect(moved.stdout).toMatch(/writes to acme paused on node1/);
-    expect(moved.stdout).toMatch(/copied acme to node2: \d+ bytes, sha256 [0-9a-f]{16}…, integrity ok/);
+    expect(moved.stdout).toMatch(/copied acme to node2 while it took writes: \d+ bytes, sha256 [0-9a-f]{16}…, integrity ok/);
+    expect(moved.stdout).toMatch(/node2 fetched the \d+ pages written since; its copy is identical/);
     expect(moved.stdout).toMatch(/HAProxy routes acme to node2/);
     expect(readFileSync(cluster.HAPROXY_MAP, 'utf8')).toBe('# subdomain node\ninitech node2\nacme node2\n');
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createReadStream, mkdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,9 +9,11 @@ import { packageVersion } from '../package.ts';
 import { sendError } from '../rest/respond.ts';
 import type { Effect } from '../domain/scope.ts';
 import type { AppServices } from '../services.ts';
-import { checkFile, copyConsistent, installCopy, isHealthy } from '../workspaces/backup.ts';
+import { checkFile, installCopy, isHealthy, PAGE_HASH_BYTES, pageHashes, pageSizeOf, syncFile, whileFrozen, type FileCheck } from '../workspaces/backup.ts';
 import { isValidSubdomain } from '../workspaces/host.ts';
-import { downloadSnapshot, SNAPSHOT_BYTES, SNAPSHOT_SHA256 } from './node-client.ts';
+import { downloadSnapshot, NodeRequestError, PAGE_SIZE_HEADER, requestChangedPages, SNAPSHOT_BYTES, SNAPSHOT_SHA256, type NodeAddress } from './node-client.ts';
+import { applyChangedPages, sendChangedPages } from './page-diff.ts';
+import { PreparedCopies, removeCopy } from './prepared-copies.ts';
 import type { Readiness } from './readiness.ts';
 
 /**
@@ -102,20 +104,41 @@ function holdRoutes(router: Router, services: AppServices): void {
   });
 }
 
-/** Snapshot and pull: a workspace's file from one node to another. */
-function transferRoutes(router: Router, services: AppServices): void {
-  const { registry, config, logger } = services;
+/** The node a target copies from: one of its own CLUSTER_NODES, named in the body's `from`. */
+function sourceNode(services: AppServices, req: Request): { from: string; source: NodeAddress } {
+  const { config } = services;
+  const from = typeof req.body?.from === 'string' ? req.body.from : '';
+  const url = config.clusterNodes.get(from);
+  if (!url || !config.clusterSecret) throw new AppError('unprocessable', 'unknown_node', `"${from}" is not a node of CLUSTER_NODES on this node`);
+  return { from, source: { url, secret: config.clusterSecret } };
+}
 
-  // A consistent copy taken now, streamed with its length (a header) and SHA-256 (a trailer, hashed
-  // as it is sent: one read of the copy instead of two, in the time a move keeps writes paused).
+/** The source node's refusal, passed on with its status and code (a 5xx of its own stays a 503: retry). */
+function relayed(err: unknown): unknown {
+  if (!(err instanceof NodeRequestError)) return err;
+  const kind = ({ 404: 'not_found', 409: 'conflict', 422: 'unprocessable' } as const)[err.status as 404 | 409 | 422] ?? 'unavailable';
+  return new AppError(kind, err.code ?? 'source_refused', `The source node answered: ${err.message}`);
+}
+
+const workspaceExists = (subdomain: string) => new AppError('conflict', 'workspace_exists', `This node already has a workspace ${subdomain}`);
+const tooBusy = (subdomain: string) =>
+  new AppError('unavailable', 'workspace_busy', `${subdomain} could not be read at one moment (a long read kept it busy); retry shortly`, { extra: { retry_after: 1 } });
+
+/**
+ * The source's side of a move: a snapshot of the frozen file as it is (writes go on), then, once
+ * writes are paused, the pages that changed since (src/ops/page-diff.ts).
+ */
+function sourceRoutes(router: Router, services: AppServices): void {
+  const { registry, logger } = services;
+
+  // The file's bytes at one moment, streamed from the file itself while it is frozen, with their
+  // length (a header) and SHA-256 (a trailer, hashed as they are sent).
   router.get('/workspaces/:subdomain/snapshot', async (req, res) => {
     const subdomain = workspaceOf(services, req);
-    mkdirSync(transferDir(config.dataDir), { recursive: true });
-    const copy = join(transferDir(config.dataDir), `${subdomain}-out-${randomUUID()}.sqlite`);
-    try {
-      await copyConsistent(registry.fileFor(subdomain), copy, { shareEventLoop: true });
+    const file = registry.fileFor(subdomain);
+    const frozen = await whileFrozen(file, async ({ pageSize, pageCount }) => {
       res.setHeader('Content-Type', 'application/vnd.sqlite3');
-      res.setHeader(SNAPSHOT_BYTES, String(statSync(copy).size));
+      res.setHeader(SNAPSHOT_BYTES, String(pageSize * pageCount));
       res.setHeader('Trailer', SNAPSHOT_SHA256);
       const hash = createHash('sha256');
       const hashing = new Transform({
@@ -124,36 +147,93 @@ function transferRoutes(router: Router, services: AppServices): void {
           done(null, chunk);
         },
       });
-      await pipeline(createReadStream(copy, { highWaterMark: 1 << 20 }), hashing, res, { end: false });
+      await pipeline(createReadStream(file, { start: 0, end: pageSize * pageCount - 1, highWaterMark: 1 << 20 }), hashing, res, { end: false });
       res.addTrailers({ [SNAPSHOT_SHA256]: hash.digest('hex') });
       res.end();
-    } finally {
-      rmSync(copy, { force: true });
+    });
+    if (!frozen) throw tooBusy(subdomain);
+  });
+
+  // Only while writes are paused: after it, nothing the target lacks can be written here.
+  router.post('/workspaces/:subdomain/changes', express.raw({ type: 'application/octet-stream', limit: '256mb' }), async (req, res) => {
+    const subdomain = workspaceOf(services, req);
+    const theirs: unknown = req.body;
+    const pageSize = Number(req.headers[PAGE_SIZE_HEADER.toLowerCase()]);
+    if (!Buffer.isBuffer(theirs) || theirs.length === 0 || theirs.length % PAGE_HASH_BYTES !== 0) {
+      throw new AppError('unprocessable', 'invalid_page_hashes', `The body must be the copy's page hashes, ${PAGE_HASH_BYTES} bytes each (application/octet-stream)`);
+    }
+    if (!registry.gate.isHeld(subdomain)) throw new AppError('conflict', 'workspace_not_paused', `Writes to ${subdomain} must be paused before its changed pages are sent`);
+    const file = registry.fileFor(subdomain);
+    let sent = 0;
+    const frozen = await whileFrozen(file, async (snapshot) => {
+      if (snapshot.pageSize !== pageSize) throw new AppError('conflict', 'page_size_changed', `${subdomain} now has pages of ${snapshot.pageSize} bytes, the copy ${pageSize}: prepare a new copy`);
+      sent = await sendChangedPages(file, snapshot, theirs, res);
+    });
+    if (!frozen) throw tooBusy(subdomain);
+    logger.info({ workspace: subdomain, pages_sent: sent }, 'changed pages sent');
+  });
+}
+
+/**
+ * The target's side of a move: `prepare` receives a snapshot and checks it while the source keeps
+ * taking writes; `pull`, once the source's writes are paused, brings the copy up to date with the
+ * pages that changed meanwhile and installs it; `discard` drops a copy whose move was given up.
+ */
+function targetRoutes(router: Router, services: AppServices): void {
+  const { registry, config, logger } = services;
+  const prepared = new PreparedCopies();
+
+  router.post('/workspaces/:subdomain/prepare', async (req, res) => {
+    const subdomain = workspaceOf(services, req, true);
+    const { from, source } = sourceNode(services, req);
+    if (registry.exists(subdomain)) throw workspaceExists(subdomain);
+    mkdirSync(transferDir(config.dataDir), { recursive: true });
+    const file = join(transferDir(config.dataDir), `${subdomain}-base-${randomUUID()}.sqlite`);
+    try {
+      const received = await downloadSnapshot(source, subdomain, file).catch((err: unknown) => Promise.reject(relayed(err)));
+      const pageSize = pageSizeOf(file);
+      // The page hashes on the hashing thread and the flush to disk on the thread pool while the
+      // check reads the copy here: none of it is left for the time writes are paused.
+      const hashing = pageHashes(file, { pageSize, pageCount: Math.floor(received.bytes / pageSize) });
+      const syncing = syncFile(file);
+      let check: FileCheck | Error;
+      try {
+        check = checkFile(file);
+      } catch (err) {
+        check = err instanceof Error ? err : new Error(String(err));
+      }
+      const [hashes] = await Promise.all([hashing, syncing]);
+      if (received.bytes % pageSize !== 0 || !isHealthy(check)) throw new AppError('unprocessable', 'snapshot_damaged', `The snapshot of ${subdomain} failed its integrity check`);
+      const transfer = prepared.add({ subdomain, from, file, pageSize, hashes });
+      logger.info({ workspace: subdomain, from, bytes: received.bytes }, 'copy of a workspace received');
+      res.json({ subdomain, transfer, bytes: received.bytes, sha256: received.sha256, schema_version: check instanceof Error ? null : check.schema.version });
+    } catch (err) {
+      removeCopy(file);
+      throw err;
     }
   });
 
-  // The receiving side of a move: fetch the snapshot from a node of CLUSTER_NODES, prove it, install it.
   router.post('/workspaces/:subdomain/pull', async (req, res) => {
     const subdomain = workspaceOf(services, req, true);
-    const from = typeof req.body?.from === 'string' ? req.body.from : '';
-    const source = config.clusterNodes.get(from);
-    if (!source || !config.clusterSecret) throw new AppError('unprocessable', 'unknown_node', `"${from}" is not a node of CLUSTER_NODES on this node`);
-    if (registry.exists(subdomain)) throw new AppError('conflict', 'workspace_exists', `This node already has a workspace ${subdomain}`);
-    mkdirSync(transferDir(config.dataDir), { recursive: true });
-    const incoming = join(transferDir(config.dataDir), `${subdomain}-in-${randomUUID()}.sqlite`);
+    const { from, source } = sourceNode(services, req);
+    const copy = prepared.take(String(req.body?.transfer ?? ''), subdomain, from);
     try {
-      const received = await downloadSnapshot({ url: source, secret: config.clusterSecret }, subdomain, incoming);
-      const check = checkFile(incoming);
-      if (!isHealthy(check)) throw new AppError('unprocessable', 'snapshot_damaged', `The snapshot of ${subdomain} failed its integrity check`);
-      if (registry.exists(subdomain)) throw new AppError('conflict', 'workspace_exists', `This node already has a workspace ${subdomain}`);
-      installCopy(incoming, registry.fileFor(subdomain));
+      const changes = await requestChangedPages(source, subdomain, copy.hashes, copy.pageSize).catch((err: unknown) => Promise.reject(relayed(err)));
+      const applied = await applyChangedPages(changes, copy.file, copy.pageSize, copy.hashes);
+      if (registry.exists(subdomain)) throw workspaceExists(subdomain);
+      installCopy(copy.file, registry.fileFor(subdomain));
       // It may have left this node once before: it is served here again from now on.
       registry.resume(subdomain);
-      logger.info({ workspace: subdomain, from, bytes: received.bytes }, 'workspace received');
-      res.json({ subdomain, bytes: received.bytes, sha256: received.sha256, schema_version: check.schema.version });
+      logger.info({ workspace: subdomain, from, bytes: applied.bytes, pages_changed: applied.pagesChanged }, 'workspace received');
+      res.json({ subdomain, bytes: applied.bytes, pages_changed: applied.pagesChanged, pages_sha256: applied.digest });
     } finally {
-      rmSync(incoming, { force: true });
+      removeCopy(copy.file);
     }
+  });
+
+  router.post('/workspaces/:subdomain/discard', (req, res) => {
+    const subdomain = workspaceOf(services, req, true);
+    res.json({ subdomain, discarded: prepared.discard(String(req.body?.transfer ?? '')) });
   });
 }
 
@@ -164,7 +244,8 @@ export function adminRouter({ services, readiness, url }: AdminOptions): Router 
     res.json({ pid: process.pid, version: packageVersion(), url: url(), data_dir: services.config.dataDir, status: readiness.status, holds: services.registry.gate.all() });
   });
   holdRoutes(router, services);
-  transferRoutes(router, services);
+  sourceRoutes(router, services);
+  targetRoutes(router, services);
   router.use((req: Request) => {
     throw new AppError('not_found', 'route_not_found', `No admin operation ${req.method} ${req.path}`);
   });

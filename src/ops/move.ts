@@ -9,7 +9,10 @@ export interface MoveResult {
   from: string;
   to: string;
   bytes: number;
+  /** SHA-256 of the snapshot the target received first. */
   sha256: string;
+  /** Pages written on the source while that snapshot was sent and checked, fetched while writes were paused. */
+  pagesChanged: number;
   /** How long writes to the workspace were refused (503), in milliseconds. */
   pausedMs: number;
   retiredTo: string;
@@ -37,16 +40,20 @@ function clusterSettings(config: Config): ClusterSettings {
  * Moves one workspace to another node while the service stays up, in the order that never loses
  * an acknowledged write and never serves two live copies:
  *
- * 1. pause: the source refuses new writes (503 + Retry-After; clients retry) and waits for the
+ * 1. copy: the target receives a snapshot of the source's file and checks its integrity, while the
+ *    workspace keeps taking writes;
+ * 2. pause: the source refuses new writes (503 + Retry-After; clients retry) and waits for the
  *    writes in flight; reads go on;
- * 2. copy: the target pulls a consistent snapshot from the source, checks its SHA-256 and
- *    integrity, and installs it;
- * 3. hand over: the source answers every request for the workspace with 503 and closes the file;
- * 4. route: HAProxy's map sends the subdomain to the target (runtime API, then the map file), so
+ * 3. catch up: the target fetches the pages that changed since its snapshot, proves its copy
+ *    identical to the source's file page by page, and installs it;
+ * 4. hand over: the source answers every request for the workspace with 503 and closes the file;
+ * 5. route: HAProxy's map sends the subdomain to the target (runtime API, then the map file), so
  *    the retried writes land there;
- * 5. retire: the source moves its copy to DATA_DIR/retired/.
+ * 6. retire: the source moves its copy to DATA_DIR/retired/.
  *
- * A failure before step 4 undoes what was done (the target's copy is retired, the source resumes).
+ * Writes are paused for steps 2 to 5 only: the time to hash the source's file and send what
+ * changed, not the time of a whole copy. A failure before step 5 undoes what was done (the
+ * target's copy is deleted or retired, the source resumes).
  */
 export async function moveWorkspace(config: Config, subdomain: string, opts: { to: string; from?: string }, log: (line: string) => void): Promise<MoveResult> {
   const cluster = clusterSettings(config);
@@ -61,25 +68,32 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
   const source = at(from, 'source node');
   const target = at(opts.to, 'target node');
 
+  const prepared = await adminCall<{ transfer: string; bytes: number; sha256: string }>(target, 'POST', `/workspaces/${subdomain}/prepare`, { from });
+  log(`copied ${subdomain} to ${opts.to} while it took writes: ${prepared.bytes} bytes, sha256 ${prepared.sha256.slice(0, 16)}…, integrity ok`);
   const pausedAt = performance.now();
-  await adminCall(source, 'POST', `/workspaces/${subdomain}/pause`, { reason: `moving to ${opts.to}` });
-  log(`writes to ${subdomain} paused on ${from}`);
-  let copied: { bytes: number; sha256: string } | undefined;
   try {
-    copied = await adminCall<{ bytes: number; sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from });
-    log(`copied ${subdomain} to ${opts.to}: ${copied.bytes} bytes, sha256 ${copied.sha256.slice(0, 16)}…, integrity ok`);
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/pause`, { reason: `moving to ${opts.to}` });
+  } catch (err) {
+    await adminCall(target, 'POST', `/workspaces/${subdomain}/discard`, { transfer: prepared.transfer }).catch(() => undefined);
+    throw err;
+  }
+  log(`writes to ${subdomain} paused on ${from}`);
+  let pulled: { bytes: number; pages_changed: number; pages_sha256: string } | undefined;
+  try {
+    pulled = await adminCall<{ bytes: number; pages_changed: number; pages_sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from, transfer: prepared.transfer });
+    log(`${opts.to} fetched the ${pulled.pages_changed} pages written since; its copy is identical (${pulled.bytes} bytes, page digest ${pulled.pages_sha256.slice(0, 16)}…)`);
     await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}` });
     await setRoute(cluster.socket, cluster.map, subdomain, opts.to);
   } catch (err) {
     // Only a copy this move installed is retired: a refused pull may mean the target has its own workspace of that name.
-    await undo(source, copied ? target : null, subdomain, log);
+    await undo(source, pulled ? target : null, subdomain, log);
     throw err;
   }
   const pausedMs = Math.round(performance.now() - pausedAt);
   log(`HAProxy routes ${subdomain} to ${opts.to}; writes resumed there after ${pausedMs} ms`);
   const { retired_to: retiredTo } = await adminCall<{ retired_to: string }>(source, 'POST', `/workspaces/${subdomain}/retire`);
   log(`the copy on ${from} is retired to ${retiredTo}`);
-  return { subdomain, from, to: opts.to, bytes: copied?.bytes ?? 0, sha256: copied?.sha256 ?? '', pausedMs, retiredTo };
+  return { subdomain, from, to: opts.to, bytes: pulled.bytes, sha256: prepared.sha256, pagesChanged: pulled.pages_changed, pausedMs, retiredTo };
 }
 
 /** Puts things back after a failed move: the target's copy (if any) retired, the source serving again. */

@@ -20,10 +20,11 @@ export class NodeRequestError extends Error {
   }
 }
 
-function send(address: NodeAddress, method: string, path: string, body?: unknown, timeoutMs?: number): Promise<IncomingMessage> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (payload !== undefined) headers['content-type'] = 'application/json';
+/** A request to a node: a JSON body, or bytes (`Buffer`, sent as application/octet-stream) with `extraHeaders`. */
+function send(address: NodeAddress, method: string, path: string, body?: unknown, timeoutMs?: number, extraHeaders: Record<string, string> = {}): Promise<IncomingMessage> {
+  const payload = body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
+  if (payload !== undefined) headers['content-type'] = Buffer.isBuffer(body) ? 'application/octet-stream' : 'application/json';
   let options: RequestOptions;
   let request = httpRequest;
   if ('socketPath' in address) {
@@ -54,13 +55,29 @@ async function readJson(res: IncomingMessage): Promise<Record<string, unknown>> 
 /** One admin call; its JSON answer, or a NodeRequestError carrying the node's message and code. */
 export async function adminCall<T = Record<string, unknown>>(address: NodeAddress, method: 'GET' | 'POST', path: string, body?: unknown, opts: { timeoutMs?: number } = {}): Promise<T> {
   const res = await send(address, method, path, body, opts.timeoutMs);
-  const data = await readJson(res);
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300) {
-    throw new NodeRequestError(typeof data.error === 'string' ? data.error : `HTTP ${status}`, status, typeof data.code === 'string' ? data.code : undefined);
-  }
-  return data as T;
+  if (status < 200 || status >= 300) throw await refusal(res);
+  return (await readJson(res)) as T;
 }
+
+/** The node's error answer as a NodeRequestError. */
+async function refusal(res: IncomingMessage): Promise<NodeRequestError> {
+  const data = await readJson(res);
+  return new NodeRequestError(typeof data.error === 'string' ? data.error : `HTTP ${res.statusCode}`, res.statusCode ?? 0, typeof data.code === 'string' ? data.code : undefined);
+}
+
+/**
+ * Asks `address` for the pages of its workspace file that differ from ours, given as our page
+ * hashes (src/ops/page-diff.ts); the answer streams, to be read by `applyChangedPages`.
+ */
+export async function requestChangedPages(address: NodeAddress, subdomain: string, hashes: Buffer, pageSize: number): Promise<IncomingMessage> {
+  const res = await send(address, 'POST', `/workspaces/${subdomain}/changes`, hashes, undefined, { [PAGE_SIZE_HEADER]: String(pageSize) });
+  if (res.statusCode !== 200) throw await refusal(res);
+  return res;
+}
+
+/** The page size of the hashes a target sends with `requestChangedPages`. */
+export const PAGE_SIZE_HEADER = 'X-Hourbook-Page-Size';
 
 /** A snapshot's length, a header of the answer, and its SHA-256, a trailer (the sender hashes it as it sends it). */
 export const SNAPSHOT_BYTES = 'X-Hourbook-Bytes';
@@ -72,10 +89,7 @@ export const SNAPSHOT_SHA256 = 'X-Hourbook-Sha256';
  */
 export async function downloadSnapshot(address: NodeAddress, subdomain: string, target: string): Promise<{ bytes: number; sha256: string }> {
   const res = await send(address, 'GET', `/workspaces/${subdomain}/snapshot`);
-  if (res.statusCode !== 200) {
-    const data = await readJson(res);
-    throw new NodeRequestError(typeof data.error === 'string' ? data.error : `HTTP ${res.statusCode}`, res.statusCode ?? 0, typeof data.code === 'string' ? data.code : undefined);
-  }
+  if (res.statusCode !== 200) throw await refusal(res);
   const announcedBytes = Number(res.headers[SNAPSHOT_BYTES.toLowerCase()] ?? -1);
   const hash = createHash('sha256');
   let bytes = 0;

@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { adminCall, requestChangedPages, type NodeAddress } from '../src/ops/node-client.ts';
+import { applyChangedPages, PAGE_COUNT, PAGES_SHA256 } from '../src/ops/page-diff.ts';
+import { startServer } from '../src/server.ts';
+import { createServices, type AppServices } from '../src/services.ts';
+import { createCaller } from '../src/trpc/router.ts';
+import { freePort } from './helpers/ports.ts';
+
+/**
+ * A move's copy in two halves, between two nodes in this process: the target receives a snapshot
+ * while the source takes writes (`prepare`), then, with the source's writes paused, only the
+ * pages written since (`pull`). The installed copy must be the source's file byte for byte.
+ */
+const SECRET = 'p'.repeat(40);
+const root = mkdtempSync(join(tmpdir(), 'hourbook-page-diff-'));
+type Node = { services: AppServices; address: NodeAddress; close: () => Promise<void> };
+let source: Node;
+let target: Node;
+let apiKey = '';
+
+async function startNode(name: string, ports: Record<string, number>): Promise<Node> {
+  const env = {
+    DATA_DIR: join(root, name),
+    LOG_LEVEL: 'silent',
+    CLUSTER_SECRET: SECRET,
+    CLUSTER_NODES: Object.entries(ports)
+      .map(([n, port]) => `${n}=http://127.0.0.1:${port}`)
+      .join(','),
+  };
+  const services = createServices(loadConfig(env), { logger: pino({ level: 'silent' }) });
+  const server = await startServer(services, { port: ports[name]!, host: '127.0.0.1', jobs: false });
+  return {
+    services,
+    address: { url: `http://127.0.0.1:${ports[name]}`, secret: SECRET },
+    close: async () => {
+      await server.close();
+      services.registry.closeAll();
+    },
+  };
+}
+
+/** Writes on the source through the procedures: clients with long notes, so that many pages change. */
+async function writeClients(count: number, tag: string): Promise<void> {
+  const caller = createCaller({ services: source.services, requestId: 'test', subdomain: 'acme', apiKey });
+  for (let i = 0; i < count; i++) {
+    await caller.clients.create({ email: 'owner@acme.test', name: `${tag} ${i}`, currency: 'EUR', internal_notes: `${tag} `.repeat(200) } as never);
+  }
+}
+
+/** The source's file as SQLite would read it now: its WAL moved in first. */
+function sourceBytes(): Buffer {
+  const handle = source.services.registry.get('acme')!;
+  handle.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  return readFileSync(handle.file);
+}
+
+beforeAll(async () => {
+  const ports = { node1: await freePort(), node2: await freePort() };
+  source = await startNode('node1', ports);
+  target = await startNode('node2', ports);
+  apiKey = provisionWorkspace(source.services.registry, { subdomain: 'acme', timeZone: 'UTC', owner: { email: 'owner@acme.test', firstName: 'O', lastName: 'A' } }, new Date()).apiKey;
+  await writeClients(50, 'before');
+});
+
+afterAll(async () => {
+  await source?.close();
+  await target?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('a move copies a snapshot while writes go on, then only the pages written since', () => {
+  it('the target catches up on the pages written after its snapshot and holds the source file byte for byte', async () => {
+    const prepared = await adminCall<{ transfer: string; bytes: number; schema_version: string }>(target.address, 'POST', '/workspaces/acme/prepare', { from: 'node1' });
+    expect(prepared.bytes).toBeGreaterThan(0);
+    expect(prepared.schema_version).toMatch(/^\d{4}_/);
+    // The changed pages are asked for only while writes are paused.
+    await expect(adminCall(target.address, 'POST', '/workspaces/acme/pull', { from: 'node1', transfer: prepared.transfer })).rejects.toMatchObject({ status: 409, code: 'workspace_not_paused' });
+    // That refusal cost the copy; prepare a new one, then write more before pausing.
+    const again = await adminCall<{ transfer: string; bytes: number }>(target.address, 'POST', '/workspaces/acme/prepare', { from: 'node1' });
+    await writeClients(40, 'after');
+
+    await adminCall(source.address, 'POST', '/workspaces/acme/pause', { reason: 'test' });
+    const pulled = await adminCall<{ bytes: number; pages_changed: number; pages_sha256: string }>(target.address, 'POST', '/workspaces/acme/pull', { from: 'node1', transfer: again.transfer });
+    const expected = sourceBytes();
+    const installed = readFileSync(join(root, 'node2', 'acme.sqlite'));
+    expect(installed.equals(expected)).toBe(true);
+    expect(pulled.bytes).toBe(expected.length);
+    // Some pages changed, not all: the rest came with the snapshot.
+    const pages = expected.length / 8192;
+    expect(pulled.pages_changed).toBeGreaterThan(0);
+    expect(pulled.pages_changed).toBeLessThan(pages);
+    // The target serves it, with the clients written after its snapshot.
+    const names = target.services.registry.get('acme')!.sqlite.prepare("SELECT count(*) AS n FROM clients WHERE name LIKE 'after %'").get() as { n: number };
+    expect(names.n).toBe(40);
+    // Nothing of either copy is left behind in the transfer directory.
+    expect(readdirSync(join(root, 'node2', '.transfer'))).toEqual([]);
+  });
+
+  it('refuses an unknown copy, a copy prepared from another node, and page hashes that are not', async () => {
+    await expect(adminCall(target.address, 'POST', '/workspaces/acme/pull', { from: 'node1', transfer: 'nope' })).rejects.toMatchObject({ status: 422, code: 'unknown_transfer' });
+    await expect(adminCall(target.address, 'POST', '/workspaces/acme/prepare', { from: 'elsewhere' })).rejects.toMatchObject({ status: 422, code: 'unknown_node' });
+    await expect(requestChangedPages(source.address, 'acme', Buffer.alloc(33), 8192)).rejects.toMatchObject({ status: 422, code: 'invalid_page_hashes' });
+  });
+});
+
+describe('applyChangedPages, against sources that misbehave', () => {
+  const pageSize = 1024;
+  const page = (fill: number) => Buffer.alloc(pageSize, fill);
+  const hash = (b: Buffer) => createHash('sha256').update(b).digest();
+  const record = (n: number, bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, n]), bytes]);
+  // The copy has pages 1, 2, 3; the source now has 1, 9, 3, 4.
+  const source = [page(1), page(9), page(3), page(4)];
+  const digest = createHash('sha256').update(Buffer.concat(source.map(hash))).digest('hex');
+  const answers: Record<string, { records: Buffer[]; digest?: string }> = {
+    good: { records: [record(1, page(9)), record(3, page(4))], digest },
+    altered: { records: [record(1, page(8)), record(3, page(4))], digest },
+    missingNewPage: { records: [record(1, page(9))], digest },
+    cut: { records: [record(1, page(9)), record(3, page(4)).subarray(0, 500)] },
+    noTrailer: { records: [record(1, page(9)), record(3, page(4))] },
+  };
+  let server: Server;
+  let url = '';
+  const dir = join(root, 'apply');
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const answer = answers[/workspaces\/(\w+)\/changes/.exec(req.url ?? '')?.[1] ?? ''];
+      req.resume();
+      if (!answer) return void res.writeHead(404).end();
+      res.writeHead(200, { [PAGE_COUNT]: '4', 'X-Hourbook-Page-Size': String(pageSize), Trailer: PAGES_SHA256 });
+      for (const r of answer.records) res.write(r);
+      if (answer.digest) res.addTrailers({ [PAGES_SHA256]: answer.digest });
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => server.close());
+
+  const copyOf = (name: string) => {
+    const file = join(dir, `${name}.sqlite`);
+    const pages = [page(1), page(2), page(3)];
+    writeFileSync(file, Buffer.concat(pages), { flag: 'w' });
+    return { file, hashes: Buffer.concat(pages.map(hash)) };
+  };
+
+  it('writes the changed and new pages and proves the result', async () => {
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    const { file, hashes } = copyOf('good');
+    const applied = await applyChangedPages(await requestChangedPages({ url, secret: 's' }, 'good', hashes, pageSize), file, pageSize, hashes);
+    expect(applied).toEqual({ pageCount: 4, pagesChanged: 2, bytes: 4 * pageSize, digest });
+    expect(readFileSync(file).equals(Buffer.concat(source))).toBe(true);
+  });
+
+  it.each([
+    ['altered', /does not match the source/],
+    ['missingNewPage', /did not send new page 4/],
+    ['cut', /stopped inside a page/],
+    ['noTrailer', /does not match the source/],
+  ])('refuses an answer that is %s', async (how, message) => {
+    const { file, hashes } = copyOf(how);
+    await expect(applyChangedPages(await requestChangedPages({ url, secret: 's' }, how, hashes, pageSize), file, pageSize, hashes)).rejects.toThrow(message);
+    expect(existsSync(file)).toBe(true);
+  });
+});
