@@ -113,4 +113,30 @@ describe('consistent byte-for-byte copies of a file another process writes and c
       expect(existsSync(copy + '-wal')).toBe(false);
     }
   });
+
+  it('a reader that keeps part of the WAL out of the file (as Litestream does) makes it give up within a second; the copy is then made page by page', async () => {
+    const pinned = join(dir, 'pinned.sqlite');
+    const db = new BetterSqlite3(pinned);
+    db.pragma('journal_mode = WAL');
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)');
+    const reader = new BetterSqlite3(pinned, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get();
+    db.exec('INSERT INTO t VALUES (2)');
+    try {
+      const started = performance.now();
+      expect(await whileFrozen(pinned, async () => undefined)).toBe(false);
+      expect(performance.now() - started).toBeLessThan(1500);
+      const copy = join(dir, 'pinned-copy.sqlite');
+      expect(await copyConsistent(pinned, copy)).toBe('backup API');
+      const check = new BetterSqlite3(copy, { readonly: true });
+      expect(check.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 });
+      check.close();
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+      db.close();
+    }
+  });
 });

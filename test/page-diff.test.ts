@@ -4,12 +4,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import { adminCall, requestChangedPages, type NodeAddress } from '../src/ops/node-client.ts';
 import { applyChangedPages, PAGE_COUNT, PAGES_SHA256 } from '../src/ops/page-diff.ts';
+import { PreparedCopies } from '../src/ops/prepared-copies.ts';
+import { whileFrozen } from '../src/workspaces/backup.ts';
 import { startServer } from '../src/server.ts';
 import { createServices, type AppServices } from '../src/services.ts';
 import { createCaller } from '../src/trpc/router.ts';
@@ -109,6 +112,67 @@ describe('a move copies a snapshot while writes go on, then only the pages writt
     await expect(adminCall(target.address, 'POST', '/workspaces/acme/pull', { from: 'node1', transfer: 'nope' })).rejects.toMatchObject({ status: 422, code: 'unknown_transfer' });
     await expect(adminCall(target.address, 'POST', '/workspaces/acme/prepare', { from: 'elsewhere' })).rejects.toMatchObject({ status: 422, code: 'unknown_node' });
     await expect(requestChangedPages(source.address, 'acme', Buffer.alloc(33), 8192)).rejects.toMatchObject({ status: 422, code: 'invalid_page_hashes' });
+  });
+});
+
+describe('a source whose file a long reader keeps from being checkpointed (as Litestream does)', () => {
+  it('moves it all the same, from copies made page by page, and leaves no copy behind', async () => {
+    provisionWorkspace(source.services.registry, { subdomain: 'pinned', timeZone: 'UTC', owner: { email: 'owner@pinned.test', firstName: 'O', lastName: 'P' } }, new Date());
+    const handle = source.services.registry.get('pinned')!;
+    handle.sqlite.exec('CREATE TABLE test_rows (n INTEGER); INSERT INTO test_rows VALUES (1)');
+    const reader = new BetterSqlite3(handle.file, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM test_rows').get();
+    try {
+      handle.sqlite.exec('INSERT INTO test_rows VALUES (2)');
+      // The file cannot be frozen while that reader lasts: what follows takes the page-by-page way.
+      expect(await whileFrozen(handle.file, async () => undefined)).toBe(false);
+      const prepared = await adminCall<{ transfer: string }>(target.address, 'POST', '/workspaces/pinned/prepare', { from: 'node1' });
+      handle.sqlite.exec('INSERT INTO test_rows VALUES (3)');
+      await adminCall(source.address, 'POST', '/workspaces/pinned/pause', { reason: 'test' });
+      await adminCall(target.address, 'POST', '/workspaces/pinned/pull', { from: 'node1', transfer: prepared.transfer });
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+    }
+    const rows = target.services.registry.get('pinned')!.sqlite.prepare('SELECT n FROM test_rows ORDER BY n').pluck().all();
+    expect(rows).toEqual([1, 2, 3]);
+    expect(readdirSync(join(root, 'node1', '.transfer'))).toEqual([]);
+  });
+
+  it('a restarted node deletes the copies an unfinished move left, and nothing else', async () => {
+    const dir = join(root, 'sweep');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    const left = ['acme-base-0b6c3f4e-5f5e-4b43-9d8c-1a2b3c4d5e6f.sqlite', 'acme-base-0b6c3f4e-5f5e-4b43-9d8c-1a2b3c4d5e6f.sqlite-wal', 'acme-restore.sqlite'];
+    for (const name of left) writeFileSync(join(dir, name), 'x');
+    new PreparedCopies(dir);
+    expect(readdirSync(dir)).toEqual(['acme-restore.sqlite']);
+  });
+});
+
+describe('a source whose target stops reading', () => {
+  it('lets go of its frozen file when the target goes away mid-answer, so checkpoints resume', async () => {
+    provisionWorkspace(source.services.registry, { subdomain: 'big', timeZone: 'UTC', owner: { email: 'owner@big.test', firstName: 'O', lastName: 'B' } }, new Date());
+    const handle = source.services.registry.get('big')!;
+    // 24 MB, more than the sockets between the two ends hold, so the answer must wait for its reader.
+    handle.sqlite.exec('CREATE TABLE test_filler (payload BLOB); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) INSERT INTO test_filler SELECT randomblob(8000) FROM c');
+    const pages = handle.sqlite.pragma('page_count', { simple: true }) as number;
+    await adminCall(source.address, 'POST', '/workspaces/big/pause', { reason: 'test' });
+    const res = await requestChangedPages(source.address, 'big', Buffer.alloc(pages * 32), 8192);
+    await new Promise((resolve) => res.once('data', resolve));
+    res.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A commit by another connection, then a checkpoint: all of it reaches the file unless a reader still holds it.
+    const other = new BetterSqlite3(handle.file);
+    try {
+      other.exec('INSERT INTO test_filler VALUES (x\'00\')');
+      const [checkpoint] = other.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+      expect(checkpoint!.log).toBeGreaterThan(0);
+      expect(checkpoint!.checkpointed).toBe(checkpoint!.log);
+    } finally {
+      other.close();
+    }
   });
 });
 

@@ -9,11 +9,11 @@ import { packageVersion } from '../package.ts';
 import { sendError } from '../rest/respond.ts';
 import type { Effect } from '../domain/scope.ts';
 import type { AppServices } from '../services.ts';
-import { checkFile, installCopy, isHealthy, PAGE_HASH_BYTES, pageHashes, pageSizeOf, syncFile, whileFrozen, type FileCheck } from '../workspaces/backup.ts';
+import { checkFile, installCopy, isHealthy, PAGE_HASH_BYTES, pageHashes, pageSizeOf, syncFile, withConsistentImage, type FileCheck } from '../workspaces/backup.ts';
 import { isValidSubdomain } from '../workspaces/host.ts';
 import { downloadSnapshot, NodeRequestError, PAGE_SIZE_HEADER, requestChangedPages, SNAPSHOT_BYTES, SNAPSHOT_SHA256, type NodeAddress } from './node-client.ts';
 import { applyChangedPages, sendChangedPages } from './page-diff.ts';
-import { PreparedCopies, removeCopy } from './prepared-copies.ts';
+import { preparedCopyName, removeCopy, type PreparedCopies } from './prepared-copies.ts';
 import type { Readiness } from './readiness.ts';
 
 /**
@@ -26,7 +26,7 @@ import type { Readiness } from './readiness.ts';
  */
 
 /** `DATA_DIR/.transfer/`: snapshots being sent or received; never a workspace, never listed. */
-const transferDir = (dataDir: string) => join(dataDir, '.transfer');
+export const transferDir = (dataDir: string) => join(dataDir, '.transfer');
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -46,6 +46,8 @@ export interface AdminOptions {
   readiness: Readiness;
   /** The address the server listens on, reported by `status`. */
   url: () => string;
+  /** The process's copies received for moves under way (one for every router of the process). */
+  prepared: PreparedCopies;
 }
 
 /** The subdomain of the path, which must name a workspace file on this node unless `mayBeAbsent`. */
@@ -116,27 +118,50 @@ function sourceNode(services: AppServices, req: Request): { from: string; source
 /** The source node's refusal, passed on with its status and code (a 5xx of its own stays a 503: retry). */
 function relayed(err: unknown): unknown {
   if (!(err instanceof NodeRequestError)) return err;
-  const kind = ({ 404: 'not_found', 409: 'conflict', 422: 'unprocessable' } as const)[err.status as 404 | 409 | 422] ?? 'unavailable';
+  // A 4xx not passed on as such (400, 401, 403) is a refusal all the same, not a reason to retry.
+  const kind = ({ 404: 'not_found', 409: 'conflict', 422: 'unprocessable' } as const)[err.status as 404 | 409 | 422] ?? (err.status < 500 ? 'unprocessable' : 'unavailable');
   return new AppError(kind, err.code ?? 'source_refused', `The source node answered: ${err.message}`);
 }
 
+/** How long a node waits on a peer that neither sends nor reads during a transfer. */
+const STALL_MS = 60_000;
+
+/**
+ * Runs a transfer's answer; a failure once its bytes began to go out (most often the receiver went
+ * away) ends the connection, which the receiver sees as a cut answer, and is logged as a warning.
+ */
+async function cutOffQuietly(res: Response, services: AppServices, subdomain: string, send: () => Promise<void>): Promise<void> {
+  try {
+    await send();
+  } catch (err) {
+    if (!res.headersSent) throw err;
+    services.logger.warn({ workspace: subdomain, err: err instanceof Error ? err.message : String(err) }, 'transfer cut off');
+    res.destroy();
+  }
+}
+
+/** Where a source copies a file it cannot freeze, for the time of one transfer. */
+function scratchFile(dataDir: string, subdomain: string): string {
+  mkdirSync(transferDir(dataDir), { recursive: true });
+  return join(transferDir(dataDir), `${subdomain}-out-${randomUUID()}.sqlite`);
+}
+
 const workspaceExists = (subdomain: string) => new AppError('conflict', 'workspace_exists', `This node already has a workspace ${subdomain}`);
-const tooBusy = (subdomain: string) =>
-  new AppError('unavailable', 'workspace_busy', `${subdomain} could not be read at one moment (a long read kept it busy); retry shortly`, { extra: { retry_after: 1 } });
 
 /**
  * The source's side of a move: a snapshot of the frozen file as it is (writes go on), then, once
  * writes are paused, the pages that changed since (src/ops/page-diff.ts).
  */
 function sourceRoutes(router: Router, services: AppServices): void {
-  const { registry, logger } = services;
+  const { registry, config, logger } = services;
 
-  // The file's bytes at one moment, streamed from the file itself while it is frozen, with their
-  // length (a header) and SHA-256 (a trailer, hashed as they are sent).
+  // The file's bytes at one moment, streamed from the file itself while it is frozen (or from a
+  // copy when it cannot be), with their length (a header) and SHA-256 (a trailer, hashed as they
+  // are sent). A receiver that stops reading for STALL_MS is cut off, so the file is let go.
   router.get('/workspaces/:subdomain/snapshot', async (req, res) => {
     const subdomain = workspaceOf(services, req);
-    const file = registry.fileFor(subdomain);
-    const frozen = await whileFrozen(file, async ({ pageSize, pageCount }) => {
+    res.setTimeout(STALL_MS, () => res.destroy(new Error('the receiver stopped reading')));
+    await cutOffQuietly(res, services, subdomain, () => withConsistentImage(registry.fileFor(subdomain), scratchFile(config.dataDir, subdomain), async (path, { pageSize, pageCount }) => {
       res.setHeader('Content-Type', 'application/vnd.sqlite3');
       res.setHeader(SNAPSHOT_BYTES, String(pageSize * pageCount));
       res.setHeader('Trailer', SNAPSHOT_SHA256);
@@ -147,11 +172,10 @@ function sourceRoutes(router: Router, services: AppServices): void {
           done(null, chunk);
         },
       });
-      await pipeline(createReadStream(file, { start: 0, end: pageSize * pageCount - 1, highWaterMark: 1 << 20 }), hashing, res, { end: false });
+      await pipeline(createReadStream(path, { start: 0, end: pageSize * pageCount - 1, highWaterMark: 1 << 20 }), hashing, res, { end: false });
       res.addTrailers({ [SNAPSHOT_SHA256]: hash.digest('hex') });
       res.end();
-    });
-    if (!frozen) throw tooBusy(subdomain);
+    }));
   });
 
   // Only while writes are paused: after it, nothing the target lacks can be written here.
@@ -159,17 +183,16 @@ function sourceRoutes(router: Router, services: AppServices): void {
     const subdomain = workspaceOf(services, req);
     const theirs: unknown = req.body;
     const pageSize = Number(req.headers[PAGE_SIZE_HEADER.toLowerCase()]);
-    if (!Buffer.isBuffer(theirs) || theirs.length === 0 || theirs.length % PAGE_HASH_BYTES !== 0) {
-      throw new AppError('unprocessable', 'invalid_page_hashes', `The body must be the copy's page hashes, ${PAGE_HASH_BYTES} bytes each (application/octet-stream)`);
+    if (!Buffer.isBuffer(theirs) || theirs.length === 0 || theirs.length % PAGE_HASH_BYTES !== 0 || !Number.isInteger(pageSize) || pageSize <= 0) {
+      throw new AppError('unprocessable', 'invalid_page_hashes', `The body must be the copy's page hashes, ${PAGE_HASH_BYTES} bytes each (application/octet-stream), with its page size in ${PAGE_SIZE_HEADER}`);
     }
     if (!registry.gate.isHeld(subdomain)) throw new AppError('conflict', 'workspace_not_paused', `Writes to ${subdomain} must be paused before its changed pages are sent`);
-    const file = registry.fileFor(subdomain);
+    res.setTimeout(STALL_MS, () => res.destroy(new Error('the receiver stopped reading')));
     let sent = 0;
-    const frozen = await whileFrozen(file, async (snapshot) => {
-      if (snapshot.pageSize !== pageSize) throw new AppError('conflict', 'page_size_changed', `${subdomain} now has pages of ${snapshot.pageSize} bytes, the copy ${pageSize}: prepare a new copy`);
-      sent = await sendChangedPages(file, snapshot, theirs, res);
-    });
-    if (!frozen) throw tooBusy(subdomain);
+    await cutOffQuietly(res, services, subdomain, () => withConsistentImage(registry.fileFor(subdomain), scratchFile(config.dataDir, subdomain), async (path, image) => {
+      if (image.pageSize !== pageSize) throw new AppError('conflict', 'page_size_changed', `${subdomain} now has pages of ${image.pageSize} bytes, the copy ${pageSize}: prepare a new copy`);
+      sent = await sendChangedPages(path, image, theirs, res);
+    }));
     logger.info({ workspace: subdomain, pages_sent: sent }, 'changed pages sent');
   });
 }
@@ -179,16 +202,15 @@ function sourceRoutes(router: Router, services: AppServices): void {
  * taking writes; `pull`, once the source's writes are paused, brings the copy up to date with the
  * pages that changed meanwhile and installs it; `discard` drops a copy whose move was given up.
  */
-function targetRoutes(router: Router, services: AppServices): void {
+function targetRoutes(router: Router, services: AppServices, prepared: PreparedCopies): void {
   const { registry, config, logger } = services;
-  const prepared = new PreparedCopies();
 
   router.post('/workspaces/:subdomain/prepare', async (req, res) => {
     const subdomain = workspaceOf(services, req, true);
     const { from, source } = sourceNode(services, req);
     if (registry.exists(subdomain)) throw workspaceExists(subdomain);
     mkdirSync(transferDir(config.dataDir), { recursive: true });
-    const file = join(transferDir(config.dataDir), `${subdomain}-base-${randomUUID()}.sqlite`);
+    const file = join(transferDir(config.dataDir), preparedCopyName(subdomain));
     try {
       const received = await downloadSnapshot(source, subdomain, file).catch((err: unknown) => Promise.reject(relayed(err)));
       const pageSize = pageSizeOf(file);
@@ -237,7 +259,7 @@ function targetRoutes(router: Router, services: AppServices): void {
   });
 }
 
-export function adminRouter({ services, readiness, url }: AdminOptions): Router {
+export function adminRouter({ services, readiness, url, prepared }: AdminOptions): Router {
   const router = express.Router();
   router.use(express.json({ limit: '16kb' }));
   router.get('/status', (_req, res) => {
@@ -245,7 +267,7 @@ export function adminRouter({ services, readiness, url }: AdminOptions): Router 
   });
   holdRoutes(router, services);
   sourceRoutes(router, services);
-  targetRoutes(router, services);
+  targetRoutes(router, services, prepared);
   router.use((req: Request) => {
     throw new AppError('not_found', 'route_not_found', `No admin operation ${req.method} ${req.path}`);
   });

@@ -1,9 +1,10 @@
 import express, { type Express } from 'express';
 import type { AppServices } from '../services.ts';
 import { migrateAllAtStart } from '../workspaces/upgrade.ts';
-import { adminRouter, requireSecret } from './admin-api.ts';
+import { adminRouter, requireSecret, transferDir } from './admin-api.ts';
 import { listenControlSocket } from './control-socket.ts';
 import { ADMIN_PREFIX } from './node-client.ts';
+import { PreparedCopies } from './prepared-copies.ts';
 import { Readiness } from './readiness.ts';
 
 export interface Ops {
@@ -24,7 +25,9 @@ export interface Ops {
 export function mountOps(app: Express, services: AppServices, url: () => string, opts: { controlSocket: boolean }): Ops {
   const readiness = new Readiness();
   app.get('/readyz', readiness.handler);
-  const admin = () => adminRouter({ services, readiness, url });
+  // Copies left by a move this process did not finish (it stopped between prepare and pull) go now.
+  const prepared = new PreparedCopies(transferDir(services.config.dataDir));
+  const admin = () => adminRouter({ services, readiness, url, prepared });
   if (services.config.clusterSecret) app.use(ADMIN_PREFIX, requireSecret(services.config.clusterSecret), admin());
   let socket: { close: () => Promise<void> } | null = null;
   return {

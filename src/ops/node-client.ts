@@ -71,10 +71,16 @@ async function refusal(res: IncomingMessage): Promise<NodeRequestError> {
  * hashes (src/ops/page-diff.ts); the answer streams, to be read by `applyChangedPages`.
  */
 export async function requestChangedPages(address: NodeAddress, subdomain: string, hashes: Buffer, pageSize: number): Promise<IncomingMessage> {
-  const res = await send(address, 'POST', `/workspaces/${subdomain}/changes`, hashes, undefined, { [PAGE_SIZE_HEADER]: String(pageSize) });
+  const res = await send(address, 'POST', `/workspaces/${subdomain}/changes`, hashes, TRANSFER_STALL_MS, { [PAGE_SIZE_HEADER]: String(pageSize) });
   if (res.statusCode !== 200) throw await refusal(res);
   return res;
 }
+
+/**
+ * How long a transfer may go without a byte from the other node before it is given up (a source
+ * hashes its pages before it answers `changes`: about 1 s per GB here).
+ */
+const TRANSFER_STALL_MS = 120_000;
 
 /** The page size of the hashes a target sends with `requestChangedPages`. */
 export const PAGE_SIZE_HEADER = 'X-Hourbook-Page-Size';
@@ -88,7 +94,7 @@ export const SNAPSHOT_SHA256 = 'X-Hourbook-Sha256';
  * received are exactly what the sender announced (length and SHA-256).
  */
 export async function downloadSnapshot(address: NodeAddress, subdomain: string, target: string): Promise<{ bytes: number; sha256: string }> {
-  const res = await send(address, 'GET', `/workspaces/${subdomain}/snapshot`);
+  const res = await send(address, 'GET', `/workspaces/${subdomain}/snapshot`, undefined, TRANSFER_STALL_MS);
   if (res.statusCode !== 200) throw await refusal(res);
   const announcedBytes = Number(res.headers[SNAPSHOT_BYTES.toLowerCase()] ?? -1);
   const hash = createHash('sha256');

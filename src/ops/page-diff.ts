@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { PAGE_HASH_BYTES, pageHashes, type FrozenFile } from '../workspaces/backup.ts';
 import { PAGE_SIZE_HEADER as PAGE_SIZE } from './node-client.ts';
 
@@ -15,7 +16,9 @@ import { PAGE_SIZE_HEADER as PAGE_SIZE } from './node-client.ts';
  * endian, from 0) and its bytes, with the page count and size as headers; its trailer is the
  * SHA-256 of the source's page hashes one after the other (`pagesDigest`). The target writes the
  * pages into its copy, cuts it to the page count, and accepts it only if the same digest of its
- * own page hashes matches: the copy is then the source's file, byte for byte.
+ * own page hashes matches. Those hashes are of the copy as read back from disk when it was prepared,
+ * and of each page received as it is written (a short write fails), so the copy is then the
+ * source's file, byte for byte, as far as its disk kept what it was given.
  */
 
 export const PAGE_COUNT = 'X-Hourbook-Pages';
@@ -30,7 +33,9 @@ const hashAt = (hashes: Buffer, page: number) => hashes.subarray(page * PAGE_HAS
 
 /**
  * The source's answer: every page of the frozen `file` whose hash differs from `theirs` (the
- * target's page hashes), written to `res` as records with backpressure. Returns how many were sent.
+ * target's page hashes), written to `res` as records with backpressure. Returns how many were
+ * sent. Rejects when the target goes away mid-answer (the pipeline's premature close), so the
+ * caller lets go of the frozen file rather than wait on a peer that will read no more.
  */
 export async function sendChangedPages(file: string, frozen: FrozenFile, theirs: Buffer, res: ServerResponse): Promise<number> {
   const ours = await pageHashes(file, frozen);
@@ -41,7 +46,7 @@ export async function sendChangedPages(file: string, frozen: FrozenFile, theirs:
   res.setHeader('Trailer', PAGES_SHA256);
   const handle = await open(file, 'r');
   let sent = 0;
-  try {
+  async function* records() {
     for (let page = 0; page < frozen.pageCount; page++) {
       if (page < theirCount && hashAt(ours, page).equals(hashAt(theirs, page))) continue;
       const record = Buffer.allocUnsafe(RECORD_HEADER_BYTES + frozen.pageSize);
@@ -49,8 +54,11 @@ export async function sendChangedPages(file: string, frozen: FrozenFile, theirs:
       const { bytesRead } = await handle.read(record, RECORD_HEADER_BYTES, frozen.pageSize, page * frozen.pageSize);
       if (bytesRead !== frozen.pageSize) throw new Error(`${file} ends inside page ${page + 1}`);
       sent++;
-      if (!res.write(record)) await once(res, 'drain');
+      yield record;
     }
+  }
+  try {
+    await pipeline(Readable.from(records()), res, { end: false });
   } finally {
     await handle.close();
   }
@@ -93,7 +101,8 @@ export async function applyChangedPages(res: IncomingMessage, file: string, page
         const page = pending.readUInt32BE(at);
         if (page >= pageCount) throw new Error(`the source sent page ${page + 1} of a file of ${pageCount} pages`);
         const bytes = pending.subarray(at + RECORD_HEADER_BYTES, at + recordBytes);
-        await handle.write(bytes, 0, pageSize, page * pageSize);
+        const { bytesWritten } = await handle.write(bytes, 0, pageSize, page * pageSize);
+        if (bytesWritten !== pageSize) throw new Error(`page ${page + 1} of the copy was written short (${bytesWritten} of ${pageSize} bytes)`);
         createHash('sha256').update(bytes).digest().copy(updated, page * PAGE_HASH_BYTES);
         received.add(page);
       }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { AppError } from '../errors.ts';
 
 /**
@@ -24,8 +25,25 @@ export function removeCopy(file: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
 }
 
+/** A copy's file name: `<subdomain>-base-<id>.sqlite` in `DATA_DIR/.transfer/`. */
+export const preparedCopyName = (subdomain: string) => `${subdomain}-base-${randomUUID()}.sqlite`;
+
 export class PreparedCopies {
   private readonly copies = new Map<string, { copy: PreparedCopy; expiry: NodeJS.Timeout }>();
+
+  /**
+   * `dir`: where copies are received. The copies an earlier process left there are deleted: the
+   * moves they were for cannot be finished (their ids were in that process's memory).
+   */
+  constructor(dir: string) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) if (/-base-[0-9a-f-]{36}\.sqlite(-wal|-shm)?$/.test(name)) rmSync(join(dir, name), { force: true });
+  }
 
   /** Keeps a copy; returns the id `take` and `discard` know it by. */
   add(copy: PreparedCopy): string {

@@ -15,15 +15,22 @@ import { schemaState, type SchemaState } from './migrate.ts';
 /** Bytes copied per step when the copy must leave the event loop free (a serving process). */
 const BYTES_PER_STEP_SHARED = 4 * 1024 * 1024;
 const ALL_PAGES = 0x7fffffff;
-/** How long `whileFrozen` keeps trying before `copyConsistent` copies the file page by page instead. */
+/** How long `whileFrozen` keeps trying while locks are taken. */
 const FREEZE_WITHIN_MS = 5000;
+/**
+ * How long a reader may keep the WAL from being checkpointed before `whileFrozen` gives up: a
+ * request's read ends within it, a long reader (Litestream holds one for up to a minute) does not.
+ */
+const PINNED_GIVE_UP_MS = 300;
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const isBusy = (err: unknown) => String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY');
 
 /**
  * Runs `work` while the database file `file` holds every committed transaction and nothing can
  * write to it, so that reading its bytes reads one consistent snapshot; resolves to false, without
- * running `work`, when it could not get there in time (a file kept busy by a long reader).
+ * running `work`, when it could not get there: locks taken for 5 s, or another reader keeping the
+ * WAL from being checkpointed for more than `PINNED_GIVE_UP_MS` (a long reader such as Litestream's).
  *
  * In WAL mode only a checkpoint writes to the database file. With the write lock held by a second
  * connection (`BEGIN IMMEDIATE`, so no commit can land meanwhile), a PASSIVE checkpoint moves the
@@ -41,10 +48,14 @@ export async function whileFrozen(file: string, work: (snapshot: FrozenFile) => 
   try {
     for (const db of [reader, writer]) db.pragma('busy_timeout = 0');
     const deadline = performance.now() + FREEZE_WITHIN_MS;
+    let pinnedSince: number | null = null;
     for (let attempt = 0; performance.now() < deadline; attempt++) {
       if (attempt > 0) await delay(Math.min(20, attempt) * Math.random());
       const snapshot = freeze(reader, writer);
-      if (!snapshot) continue;
+      if (snapshot === 'pinned') pinnedSince ??= performance.now();
+      else pinnedSince = null;
+      if (pinnedSince !== null && performance.now() - pinnedSince > PINNED_GIVE_UP_MS) return false;
+      if (typeof snapshot === 'string') continue;
       try {
         await work(snapshot);
         return true;
@@ -65,18 +76,26 @@ export interface FrozenFile {
   pageCount: number;
 }
 
-/** One attempt of `whileFrozen`: what the file holds, once `reader` is left in a read transaction of the file alone. */
-function freeze(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database): FrozenFile | null {
+/**
+ * One attempt of `whileFrozen`: what the file holds, once `reader` is left in a read transaction of
+ * the file alone; else `busy` (a lock was taken) or `pinned` (a reader of an older snapshot keeps
+ * part of the WAL out of the file).
+ */
+function freeze(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database): FrozenFile | 'busy' | 'pinned' {
+  // Most of the WAL is moved in before the write lock is taken, so that writers of other
+  // processes wait only for what was committed since.
+  reader.pragma('wal_checkpoint(PASSIVE)');
   try {
     writer.exec('BEGIN IMMEDIATE');
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return null;
+    if (isBusy(err)) return 'busy';
     throw err;
   }
   try {
     const [checkpoint] = reader.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
-    // Not all of the WAL is in the file while a reader still reads an older snapshot of it.
-    if (!checkpoint || checkpoint.busy !== 0 || checkpoint.checkpointed !== checkpoint.log) return null;
+    // log is -1 for a file not in WAL mode, whose readers would hold its writers back.
+    if (!checkpoint || checkpoint.busy !== 0 || checkpoint.log < 0) return 'busy';
+    if (checkpoint.checkpointed !== checkpoint.log) return 'pinned';
     reader.exec('BEGIN');
     // The first read starts the read transaction; the page count is then the snapshot's own.
     reader.prepare('SELECT count(*) FROM sqlite_schema').get();
@@ -84,7 +103,7 @@ function freeze(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database):
     return { pageSize: reader.pragma('page_size', { simple: true }) as number, pageCount };
   } catch (err) {
     if (reader.inTransaction) reader.exec('COMMIT');
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') return null;
+    if (isBusy(err)) return 'busy';
     throw err;
   } finally {
     writer.exec('ROLLBACK');
@@ -92,16 +111,31 @@ function freeze(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database):
 }
 
 /**
+ * Runs `work` on a consistent image of the live workspace file `source`: the file itself while it
+ * is frozen (`whileFrozen`), or, when it cannot be frozen, a copy made with SQLite's backup API at
+ * `scratch`, deleted afterwards. For a server's endpoints: the copy is made in steps, leaving its
+ * event loop free between them.
+ */
+export async function withConsistentImage(source: string, scratch: string, work: (path: string, image: FrozenFile) => Promise<void>): Promise<void> {
+  if (await whileFrozen(source, (image) => work(source, image))) return;
+  try {
+    await copyWithBackupApi(source, scratch, true);
+    const pageSize = pageSizeOf(scratch);
+    await work(scratch, { pageSize, pageCount: Math.floor(statSync(scratch).size / pageSize) });
+  } finally {
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(scratch + suffix, { force: true });
+  }
+}
+
+/**
  * Copies a live workspace file: what is committed when the copy is taken, never a half-written
  * transaction, while the server goes on serving. The file is copied byte for byte while frozen
  * (`whileFrozen`), as fast as `cp`; a file that cannot be frozen is copied with SQLite's online
- * backup API instead, page by page, 3-7 times slower. `shareEventLoop` makes that fallback copy
- * in steps (a process that also serves requests); a step that finds the source changed by another
- * connection starts over, so on a busy file one big step (the default) is what finishes. The copy
- * is left as a single self-contained file (rollback journal, no -wal), not yet flushed to disk:
- * the caller syncs it (`backupFile` while it checks it). Returns how it was copied.
+ * backup API instead, page by page, 3-7 times slower. The copy is left as a single self-contained
+ * file (rollback journal, no -wal), not yet flushed to disk: the caller syncs it (`backupFile`
+ * while it checks it). Returns how it was copied.
  */
-export async function copyConsistent(source: string, target: string, opts: { shareEventLoop?: boolean } = {}): Promise<'bytes' | 'backup API'> {
+export async function copyConsistent(source: string, target: string): Promise<'bytes' | 'backup API'> {
   if (existsSync(target)) throw new Error(`${target} already exists`);
   try {
     const frozen = await whileFrozen(source, async ({ pageSize, pageCount }) => {
@@ -109,7 +143,7 @@ export async function copyConsistent(source: string, target: string, opts: { sha
       // Bytes past the database's last page (none after a checkpoint) are not part of it.
       await truncate(target, pageSize * pageCount);
     });
-    if (!frozen) await copyWithBackupApi(source, target, opts.shareEventLoop ?? false);
+    if (!frozen) await copyWithBackupApi(source, target, false);
     await useRollbackJournal(target);
     return frozen ? 'bytes' : 'backup API';
   } catch (err) {
@@ -143,6 +177,11 @@ export async function syncFile(file: string): Promise<void> {
   }
 }
 
+/**
+ * SQLite's online backup API: what is committed when the copy finishes, WAL included. With
+ * `shareEventLoop`, in steps (a process that also serves requests); a step that finds the source
+ * changed by another connection starts over, so on a busy file one big step is what finishes.
+ */
 async function copyWithBackupApi(source: string, target: string, shareEventLoop: boolean): Promise<void> {
   const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
   try {
