@@ -67,7 +67,8 @@ function sourceBytes(): Buffer {
 }
 
 beforeAll(async () => {
-  const ports = { node1: await freePort(), node2: await freePort() };
+  // node3 is named in CLUSTER_NODES but never started.
+  const ports = { node1: await freePort(), node2: await freePort(), node3: await freePort() };
   source = await startNode('node1', ports);
   target = await startNode('node2', ports);
   apiKey = provisionWorkspace(source.services.registry, { subdomain: 'acme', timeZone: 'UTC', owner: { email: 'owner@acme.test', firstName: 'O', lastName: 'A' } }, new Date()).apiKey;
@@ -111,6 +112,7 @@ describe('a move copies a snapshot while writes go on, then only the pages writt
   it('refuses an unknown copy, a copy prepared from another node, and page hashes that are not', async () => {
     await expect(adminCall(target.address, 'POST', '/workspaces/acme/pull', { from: 'node1', transfer: 'nope' })).rejects.toMatchObject({ status: 422, code: 'unknown_transfer' });
     await expect(adminCall(target.address, 'POST', '/workspaces/acme/prepare', { from: 'elsewhere' })).rejects.toMatchObject({ status: 422, code: 'unknown_node' });
+    await expect(adminCall(target.address, 'POST', '/workspaces/globex/prepare', { from: 'node3' })).rejects.toMatchObject({ status: 503, code: 'source_unreachable' });
     await expect(requestChangedPages(source.address, 'acme', Buffer.alloc(33), 8192)).rejects.toMatchObject({ status: 422, code: 'invalid_page_hashes' });
   });
 });

@@ -115,9 +115,15 @@ function sourceNode(services: AppServices, req: Request): { from: string; source
   return { from, source: { url, secret: config.clusterSecret } };
 }
 
-/** The source node's refusal, passed on with its status and code (a 5xx of its own stays a 503: retry). */
+/**
+ * What went wrong with the source node, for the caller: its refusal passed on with its status and
+ * code (a 5xx of its own stays a 503: retry), or 503 `source_unreachable` when it could not be
+ * reached or its answer was cut or damaged on the way.
+ */
 function relayed(err: unknown): unknown {
-  if (!(err instanceof NodeRequestError)) return err;
+  if (!(err instanceof NodeRequestError)) {
+    return new AppError('unavailable', 'source_unreachable', `The transfer from the source node failed: ${err instanceof Error ? err.message : String(err)}`, { extra: { retry_after: 1 } });
+  }
   // A 4xx not passed on as such (400, 401, 403) is a refusal all the same, not a reason to retry.
   const kind = ({ 404: 'not_found', 409: 'conflict', 422: 'unprocessable' } as const)[err.status as 404 | 409 | 422] ?? (err.status < 500 ? 'unprocessable' : 'unavailable');
   return new AppError(kind, err.code ?? 'source_refused', `The source node answered: ${err.message}`);
