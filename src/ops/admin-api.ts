@@ -9,11 +9,11 @@ import { packageVersion } from '../package.ts';
 import { sendError } from '../rest/respond.ts';
 import type { Effect } from '../domain/scope.ts';
 import type { AppServices } from '../services.ts';
-import { checkFile, installCopy, isHealthy, PAGE_HASH_BYTES, pageHashes, pageSizeOf, syncFile, withConsistentImage, type FileCheck } from '../workspaces/backup.ts';
+import { checkOrError, installCopy, removeDatabaseFiles, isHealthy, PAGE_HASH_BYTES, pageHashes, pageSizeOf, syncFile, withConsistentImage } from '../workspaces/backup.ts';
 import { isValidSubdomain } from '../workspaces/host.ts';
 import { downloadSnapshot, NodeRequestError, PAGE_SIZE_HEADER, requestChangedPages, SNAPSHOT_BYTES, SNAPSHOT_SHA256, type NodeAddress } from './node-client.ts';
 import { applyChangedPages, sendChangedPages } from './page-diff.ts';
-import { preparedCopyName, removeCopy, type PreparedCopies } from './prepared-copies.ts';
+import { preparedCopyName, type PreparedCopies } from './prepared-copies.ts';
 import type { Readiness } from './readiness.ts';
 
 /**
@@ -224,19 +224,14 @@ function targetRoutes(router: Router, services: AppServices, prepared: PreparedC
       // check reads the copy here: none of it is left for the time writes are paused.
       const hashing = pageHashes(file, { pageSize, pageCount: Math.floor(received.bytes / pageSize) });
       const syncing = syncFile(file);
-      let check: FileCheck | Error;
-      try {
-        check = checkFile(file);
-      } catch (err) {
-        check = err instanceof Error ? err : new Error(String(err));
-      }
+      const check = checkOrError(file);
       const [hashes] = await Promise.all([hashing, syncing]);
       if (received.bytes % pageSize !== 0 || !isHealthy(check)) throw new AppError('unprocessable', 'snapshot_damaged', `The snapshot of ${subdomain} failed its integrity check`);
       const transfer = prepared.add({ subdomain, from, file, pageSize, hashes });
       logger.info({ workspace: subdomain, from, bytes: received.bytes }, 'copy of a workspace received');
       res.json({ subdomain, transfer, bytes: received.bytes, sha256: received.sha256, schema_version: check instanceof Error ? null : check.schema.version });
     } catch (err) {
-      removeCopy(file);
+      removeDatabaseFiles(file);
       throw err;
     }
   });
@@ -255,7 +250,7 @@ function targetRoutes(router: Router, services: AppServices, prepared: PreparedC
       logger.info({ workspace: subdomain, from, bytes: applied.bytes, pages_changed: applied.pagesChanged }, 'workspace received');
       res.json({ subdomain, bytes: applied.bytes, pages_changed: applied.pagesChanged, pages_sha256: applied.digest });
     } finally {
-      removeCopy(copy.file);
+      removeDatabaseFiles(copy.file);
     }
   });
 

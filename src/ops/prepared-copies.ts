@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../errors.ts';
+import { removeDatabaseFiles } from '../workspaces/backup.ts';
 
 /**
  * The copies a target node has received for moves under way (`prepare`), each waiting for the
@@ -19,11 +20,6 @@ export interface PreparedCopy {
 }
 
 const EXPIRES_MS = 30 * 60 * 1000;
-
-/** Deletes a received copy with the `-wal` and `-shm` files its read-only check left beside it. */
-export function removeCopy(file: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-}
 
 /** A copy's file name: `<subdomain>-base-<id>.sqlite` in `DATA_DIR/.transfer/`. */
 export const preparedCopyName = (subdomain: string) => `${subdomain}-base-${randomUUID()}.sqlite`;
@@ -71,7 +67,8 @@ export class PreparedCopies {
     if (!kept) return false;
     clearTimeout(kept.expiry);
     this.copies.delete(id);
-    removeCopy(kept.copy.file);
+    // With the -wal and -shm its read-only check left beside it.
+    removeDatabaseFiles(kept.copy.file);
     return true;
   }
 }

@@ -123,7 +123,7 @@ export async function withConsistentImage(source: string, scratch: string, work:
     const pageSize = pageSizeOf(scratch);
     await work(scratch, { pageSize, pageCount: Math.floor(statSync(scratch).size / pageSize) });
   } finally {
-    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(scratch + suffix, { force: true });
+    removeDatabaseFiles(scratch);
   }
 }
 
@@ -332,13 +332,22 @@ export function checkFile(path: string, opts: { quick?: boolean } = {}): FileChe
  */
 export async function checkedAndHashed(path: string, opts: { quick?: boolean } = {}): Promise<{ check: FileCheck | Error; sha256: string }> {
   const hashing = sha256File(path);
-  let check: FileCheck | Error;
-  try {
-    check = checkFile(path, opts);
-  } catch (err) {
-    check = err instanceof Error ? err : new Error(String(err));
-  }
+  const check = checkOrError(path, opts);
   return { check, sha256: await hashing };
+}
+
+/** `checkFile`, or, for a file SQLite cannot even open, the error that said so. */
+export function checkOrError(path: string, opts: { quick?: boolean } = {}): FileCheck | Error {
+  try {
+    return checkFile(path, opts);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/** Deletes a database file with whatever journal, `-wal` or `-shm` file lies beside it. */
+export function removeDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(file + suffix, { force: true });
 }
 
 export const isHealthy = (check: FileCheck | Error): boolean => !(check instanceof Error) && check.integrity.length === 1 && check.integrity[0] === 'ok' && check.foreignKeyViolations === 0;
