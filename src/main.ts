@@ -8,8 +8,9 @@ run(process.argv.slice(2), { out: (line) => process.stdout.write(`${line}\n`) })
   })
   .catch(async (err: unknown) => {
     // config.ts (and zod with it) is loaded only by commands that need it, so `--version` stays light.
-    const { ConfigError } = await import('./config.ts');
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    const [{ ConfigError }, { NodeRequestError }] = await Promise.all([import('./config.ts'), import('./ops/node-client.ts')]);
+    // A server's refusal (a workspace held by a move, say) is said as the server said it.
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof NodeRequestError) {
       process.stderr.write(`hourbook: ${err.message}\n`);
     } else {
       process.stderr.write(`hourbook: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

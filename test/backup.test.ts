@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageSizeOf } from '../src/workspaces/backup.ts';
 import { knownMigrations } from '../src/workspaces/migrate.ts';
 import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
+import { controlSocketPath } from '../src/ops/control-socket.ts';
+import { adminCall } from '../src/ops/node-client.ts';
+import { send } from './helpers/http.ts';
 import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
 import { freePort } from './helpers/ports.ts';
 
@@ -155,6 +158,45 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     expect(writer.acked.filter((a) => !names.has(a.name))).toEqual([]);
     // Everything the old file held is in the new one.
     for (const name of storedNames(out.retired)) expect(names.has(name)).toBe(true);
+  });
+
+  it('a workspace another operation holds (a move under way) refuses restore and vacuum without touching the hold; workspace resume lifts an abandoned hold, a handed-over one only with --force', async () => {
+    const control = { socketPath: controlSocketPath(dataDir) };
+    const holdOf = async () => (await adminCall<{ holds: Record<string, { hold: string; operation: string | null }> }>(control, 'GET', '/status')).holds.acme;
+    const write = () => send(acme.url, 'POST', '/trpc/clients.create', { host: acme.host, key: acme.key, body: { email: acme.ownerEmail, name: `Held ${Date.now()}`, currency: 'EUR' } });
+    await adminCall(control, 'POST', '/workspaces/acme/pause', { reason: 'moving to node2', operation: 'move-1' });
+    const retiredBefore = readdirSync(join(dataDir, 'retired'));
+
+    const restore = await hourbook(env, 'restore', backupDir, 'acme', '--force');
+    expect(restore.code).toBe(1);
+    expect(restore.stderr).toMatch(/^hourbook: acme is held by another operation \(moving to node2, since .*\); wait for it to end, or resume the workspace if it was abandoned\n$/);
+    const vacuum = await hourbook(env, 'vacuum', 'acme');
+    expect(vacuum.code).toBe(1);
+    expect(vacuum.stderr).toMatch(/acme is held by another operation \(moving to node2/);
+    // Neither command lifted the move's hold, replaced the file or left a copy behind.
+    expect(await holdOf()).toMatchObject({ hold: 'writes', operation: 'move-1' });
+    expect((await write()).status).toBe(503);
+    expect(readdirSync(join(dataDir, '.transfer'))).toEqual([]);
+    expect(readdirSync(join(dataDir, 'retired'))).toEqual(retiredBefore);
+
+    // The move's process died: the operator lifts its hold.
+    const resumed = await hourbook(env, 'workspace', 'resume', 'acme');
+    expect(resumed.stderr).toBe('');
+    expect(resumed.stdout).toMatch(/^resumed acme on the server of .* \(pid \d+\) \(it was writes paused: moving to node2, since \d{4}-.*\)\n$/);
+    expect(await holdOf()).toBeUndefined();
+    expect((await write()).status).toBe(200);
+    expect((await hourbook(env, 'workspace', 'resume', 'acme')).stdout).toMatch(/^acme is not held on the server of .*: nothing to resume\n$/);
+
+    // Handed over, another node may serve it: --force is needed.
+    await adminCall(control, 'POST', '/workspaces/acme/hand-over', { reason: 'moved to node2', operation: 'move-2' });
+    const refused = await hourbook(env, 'workspace', 'resume', 'acme');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/acme was handed over on .* \(moved to node2, since .*\): another node may serve it now\. Check where HAProxy routes it; .* with --force/);
+    expect(await holdOf()).toMatchObject({ hold: 'all', operation: 'move-2' });
+    const forced = await hourbook(env, 'workspace', 'resume', 'acme', '--force', '--json');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ subdomain: 'acme', resumed: true, hold: { hold: 'all', reason: 'moved to node2', operation: 'move-2' } });
+    expect((await write()).status).toBe(200);
   });
 
   it('restore refuses a copy that no longer matches its manifest', async () => {

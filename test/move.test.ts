@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { adminCall } from '../src/ops/node-client.ts';
 import { HAPROXY, startHaproxy, type Proxy } from './helpers/haproxy.ts';
 import { send } from './helpers/http.ts';
 import { prepareTarget, startWriter, storedNames, type Target } from './helpers/load.ts';
@@ -84,5 +85,15 @@ describe.skipIf(!HAPROXY)('hourbook workspace move, two nodes behind HAProxy', (
     expect(await hourbook(cluster, 'workspace', 'move', 'acme', '--to', 'node2')).toMatchObject({ code: 1, stderr: expect.stringMatching(/already on node2/) });
     expect(await hourbook(cluster, 'workspace', 'move', 'globex', '--to', 'node9')).toMatchObject({ code: 1, stderr: expect.stringMatching(/"node9" is not in CLUSTER_NODES/) });
     expect(await hourbook({}, 'workspace', 'move', 'globex', '--to', 'node2')).toMatchObject({ code: 1, stderr: expect.stringMatching(/CLUSTER_SECRET/) });
+
+    // A second move of a workspace another move holds is refused, and leaves no copy on its target.
+    const node1 = { url: `http://127.0.0.1:${p1}`, secret };
+    await adminCall(node1, 'POST', '/workspaces/globex/pause', { reason: 'moving to node3', operation: 'move-elsewhere' });
+    const second = await hourbook(cluster, 'workspace', 'move', 'globex', '--to', 'node2');
+    expect(second).toMatchObject({ code: 1, stderr: expect.stringMatching(/^hourbook: move of globex failed: globex is held by another operation \(moving to node3, since /) });
+    expect(existsSync(join(dirs.node2, 'globex.sqlite'))).toBe(false);
+    expect(readdirSync(join(dirs.node2, '.transfer'))).toEqual([]);
+    expect((await adminCall<{ holds: Record<string, unknown> }>(node1, 'GET', '/status')).holds.globex).toMatchObject({ hold: 'writes', operation: 'move-elsewhere' });
+    await adminCall(node1, 'POST', '/workspaces/globex/resume', { operation: 'move-elsewhere' });
   }, 120_000);
 });

@@ -100,6 +100,35 @@ describe('the cluster endpoints', () => {
     expect(ok.body).toMatchObject({ pid: process.pid, status: 'ready', holds: {} });
   });
 
+  it('give a hold to the operation that took it: another cannot take, widen or lift it (409 workspace_busy); its own resume lifts it; a resume naming none lifts any', async () => {
+    const admin = (path: string, body: unknown) => send(env.url, 'POST', `/_cluster/workspaces/alpha/${path}`, { headers: { authorization: `Bearer ${'s'.repeat(40)}` }, body });
+    expect((await admin('pause', { reason: 'moving to node2', operation: 'move-a' })).status).toBe(200);
+    for (const [path, body] of [
+      ['pause', { reason: 'a second move', operation: 'move-b' }],
+      ['hand-over', { reason: 'a restore', operation: 'restore-c' }],
+      ['pause', { reason: 'no operation named' }],
+    ] as const) {
+      const res = await admin(path, body);
+      expect(res.status, path).toBe(409);
+      expect(res.body).toMatchObject({ code: 'workspace_busy', reason: 'moving to node2', since: expect.any(String) });
+      expect(res.body.error).toMatch(/^alpha is held by another operation \(moving to node2, since /);
+    }
+    const other = await admin('resume', { operation: 'move-b' });
+    expect(other.body).toMatchObject({ released: false, hold: { hold: 'writes', reason: 'moving to node2', operation: 'move-a' } });
+    expect((await rename('Still held')).status).toBe(503);
+    // The same operation may widen its pause to a hand-over, and lift it.
+    expect((await admin('hand-over', { reason: 'moved to node2', operation: 'move-a' })).body.hold).toMatchObject({ hold: 'all', operation: 'move-a' });
+    expect((await admin('resume', { operation: 'move-a' })).body).toMatchObject({ released: true, hold: null });
+    expect((await rename('Free')).status).toBe(200);
+    // An operator's resume names no operation and lifts whatever holds it.
+    await admin('pause', { reason: 'left behind', operation: 'move-d' });
+    expect((await admin('resume', {})).body).toMatchObject({ released: true, hold: null });
+    const bad = await admin('pause', { operation: 42 });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ code: 'validation_failed', details: [{ path: 'operation' }] });
+    expect(env.services.registry.gate.isHeld('alpha')).toBe(false);
+  });
+
   it('do not exist without CLUSTER_SECRET', async () => {
     const plain = await startTestEnv();
     try {

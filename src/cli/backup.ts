@@ -6,7 +6,7 @@ import { backupFile, checkedAndHashed, checkFile, isHealthy, pageSizeOf, type Ba
 import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, table, type Command } from './context.ts';
-import { replaceWorkspaceFile, resume, servingServer, stampOf, transferPath } from './replace-file.ts';
+import { newOperation, replaceWorkspaceFile, resume, servingServer, stampOf, transferPath } from './replace-file.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -123,10 +123,12 @@ export const restore: Command = async (argv, services, io) => {
   for (const entry of entries) {
     const incoming = transferPath(services, entry.subdomain, 'restore');
     copyFileSync(files.get(entry.subdomain) as string, incoming);
+    const operation = newOperation('restore');
     try {
-      await replaceWorkspaceFile(services, serving, entry.subdomain, incoming, 'restore');
+      await replaceWorkspaceFile(services, serving, entry.subdomain, incoming, 'restore', operation);
     } finally {
-      await resume(serving, entry.subdomain);
+      rmSync(incoming, { force: true });
+      await resume(serving, entry.subdomain, operation);
     }
     restored.push(entry.subdomain);
   }

@@ -27,6 +27,7 @@ export const COMMANDS: CommandRow[] = [
   },
   { words: 'workspace list', args: '[--json]', load: async () => (await import('./workspace-list.ts')).list },
   { words: 'workspace move', args: '<subdomain> --to NODE [--from NODE] [--json]', load: async () => (await import('./workspace-move.ts')).move },
+  { words: 'workspace resume', args: '<subdomain> [--node NODE] [--force] [--json]', load: async () => (await import('./workspace-resume.ts')).resume },
   {
     words: 'workspace identity',
     args: '<subdomain> [--legal-name N] [--address A] [--tax-id T] [--logo FILE | --no-logo] [--sender-name N] [--reply-to E] [--payment-instructions P] [--footer F] [--locale L] [--json]',

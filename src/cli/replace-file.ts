@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
@@ -39,14 +40,21 @@ function ownLikeDataDir(file: string, dataDir: string): void {
   chownSync(file, uid, gid);
 }
 
+/**
+ * One command's work on one workspace (a restore, a vacuum), named in every hold it asks the
+ * serving process for: a move or another command holding the workspace meanwhile refuses it (409
+ * `workspace_busy`), and its resume lifts only its own hold.
+ */
+export const newOperation = (what: string) => `${what}-${randomUUID()}`;
+
 /** Asks the serving process to pause the workspace's writes (reads go on) until it is resumed. */
-export async function pauseWrites(serving: Serving, subdomain: string, reason: string): Promise<void> {
-  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/pause`, { reason });
+export async function pauseWrites(serving: Serving, subdomain: string, reason: string, operation: string): Promise<void> {
+  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/pause`, { reason, operation });
 }
 
-/** Lifts whatever hold the serving process keeps on the workspace (a pause or a hand-over). */
-export async function resume(serving: Serving, subdomain: string): Promise<void> {
-  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/resume`);
+/** Lifts the hold `operation` has on the workspace in the serving process (a pause or a hand-over), if any. */
+export async function resume(serving: Serving, subdomain: string, operation: string): Promise<void> {
+  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/resume`, { operation });
 }
 
 /**
@@ -54,10 +62,10 @@ export async function resume(serving: Serving, subdomain: string): Promise<void>
  * one now. The current file, with its WAL, is kept as `DATA_DIR/retired/<subdomain>-before-<what>-<time>.sqlite`;
  * returns that path, or null when there was no file. The caller resumes the workspace.
  */
-export async function replaceWorkspaceFile(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string): Promise<string | null> {
+export async function replaceWorkspaceFile(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string, operation: string): Promise<string | null> {
   const { registry, config } = services;
   ownLikeDataDir(incoming, config.dataDir);
-  if (serving && registry.exists(subdomain)) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: what });
+  if (serving && registry.exists(subdomain)) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: what, operation });
   const target = registry.fileFor(subdomain);
   let aside: string | null = null;
   if (existsSync(target)) {

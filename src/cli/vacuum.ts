@@ -4,7 +4,7 @@ import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse } from './args.ts';
 import { selected } from './backup.ts';
 import { print, type Command } from './context.ts';
-import { pauseWrites, replaceWorkspaceFile, resume, servingServer, transferPath } from './replace-file.ts';
+import { newOperation, pauseWrites, replaceWorkspaceFile, resume, servingServer, transferPath } from './replace-file.ts';
 
 /** A file's bytes with those of its WAL: what the workspace takes on disk. */
 const bytesOf = (file: string) => statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
@@ -28,17 +28,18 @@ export const vacuum: Command = async (argv, services, io) => {
     const before = { bytes: bytesOf(file), pageSize: pageSizeOf(file) };
     const incoming = transferPath(services, subdomain, 'vacuum');
     let retired: string | null;
-    await pauseWrites(serving, subdomain, 'vacuum');
+    const operation = newOperation('vacuum');
+    await pauseWrites(serving, subdomain, 'vacuum', operation);
     try {
       copyCompacted(file, incoming, PAGE_SIZE);
       // quick_check, while writes wait: VACUUM INTO built every index afresh from its table, which
       // is what the full check would compare (10 s against 0.2 s for a file of 265 MB).
       const check = checkFile(incoming, { quick: true });
       if (!isHealthy(check)) throw new Error(`the compacted copy of ${subdomain} failed its integrity check: ${check.integrity.slice(0, 3).join('; ')}`);
-      retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum');
+      retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum', operation);
     } finally {
       rmSync(incoming, { force: true });
-      await resume(serving, subdomain);
+      await resume(serving, subdomain, operation);
     }
     results.push({ subdomain, bytes_before: before.bytes, bytes_after: statSync(file).size, page_size_before: before.pageSize, page_size: PAGE_SIZE, retired });
   }

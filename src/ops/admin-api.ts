@@ -63,6 +63,20 @@ const EFFECTS: readonly Effect[] = ['outbox', 'webhooks', 'changed'];
 
 const reasonOf = (req: Request) => (typeof req.body?.reason === 'string' ? req.body.reason.slice(0, 200) : 'maintenance');
 
+/**
+ * The operation a pause, hand-over, resume or retire is part of (a move's or a restore's id, in the
+ * body's `operation`): a hold belongs to it (src/workspaces/gate.ts). Absent: null, and a resume
+ * without one lifts any hold (an operator's way out of an abandoned move).
+ */
+function operationOf(req: Request): string | null | undefined {
+  const operation: unknown = req.body?.operation;
+  if (operation === undefined || operation === null) return undefined;
+  if (typeof operation !== 'string' || operation.length === 0 || operation.length > 100) {
+    throw new AppError('unprocessable', 'validation_failed', 'operation must be a string of 1 to 100 characters', { details: [{ path: 'operation', message: 'must be a string of 1 to 100 characters' }] });
+  }
+  return operation;
+}
+
 /** Pause, resume, hand over and retire: what this node serves of a workspace. */
 function holdRoutes(router: Router, services: AppServices): void {
   const { registry, logger } = services;
@@ -70,21 +84,22 @@ function holdRoutes(router: Router, services: AppServices): void {
 
   router.post('/workspaces/:subdomain/pause', async (req, res) => {
     const subdomain = workspaceOf(services, req);
-    await registry.gate.hold(subdomain, 'writes', reasonOf(req));
+    await registry.gate.hold(subdomain, 'writes', reasonOf(req), operationOf(req) ?? null);
     logger.info({ workspace: subdomain, reason: reasonOf(req) }, 'writes paused');
     res.json(stateOf(subdomain));
   });
 
+  // Idempotent: an operation's resume lifts its own hold if it still has one, never another's.
   router.post('/workspaces/:subdomain/resume', (req, res) => {
     const subdomain = workspaceOf(services, req, true);
-    registry.resume(subdomain);
-    logger.info({ workspace: subdomain }, 'workspace resumed');
-    res.json(stateOf(subdomain));
+    const released = registry.resume(subdomain, operationOf(req));
+    if (released) logger.info({ workspace: subdomain }, 'workspace resumed');
+    res.json({ ...stateOf(subdomain), released });
   });
 
   router.post('/workspaces/:subdomain/hand-over', async (req, res) => {
     const subdomain = workspaceOf(services, req);
-    await registry.handOver(subdomain, reasonOf(req));
+    await registry.handOver(subdomain, reasonOf(req), operationOf(req) ?? null);
     logger.info({ workspace: subdomain, reason: reasonOf(req) }, 'workspace handed over: every request answered 503');
     res.json(stateOf(subdomain));
   });
@@ -100,7 +115,7 @@ function holdRoutes(router: Router, services: AppServices): void {
 
   router.post('/workspaces/:subdomain/retire', (req, res) => {
     const subdomain = workspaceOf(services, req);
-    const retiredTo = registry.retire(subdomain);
+    const retiredTo = registry.retire(subdomain, operationOf(req));
     logger.info({ workspace: subdomain, retired_to: retiredTo }, 'workspace retired from this node');
     res.json({ ...stateOf(subdomain), retired_to: retiredTo });
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../config.ts';
 import { setRoute, routeOf } from './haproxy.ts';
 import { adminCall, type NodeAddress } from './node-client.ts';
@@ -54,6 +55,10 @@ function clusterSettings(config: Config): ClusterSettings {
  * Writes are paused for steps 2 to 5 only: the time to hash the source's file and send what
  * changed, not the time of a whole copy. A failure before step 5 undoes what was done (the
  * target's copy is deleted or retired, the source resumes).
+ *
+ * Each move is one operation with an id of its own, which every pause, hand-over, resume and retire
+ * names: the holds it takes are its own, so a second move (or a restore) of the same workspace
+ * meanwhile is refused with 409 `workspace_busy` instead of interleaving its steps with this one's.
  */
 export async function moveWorkspace(config: Config, subdomain: string, opts: { to: string; from?: string }, log: (line: string) => void): Promise<MoveResult> {
   const cluster = clusterSettings(config);
@@ -68,11 +73,12 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
   const source = at(from, 'source node');
   const target = at(opts.to, 'target node');
 
+  const operation = `move-${randomUUID()}`;
   const prepared = await adminCall<{ transfer: string; bytes: number; sha256: string }>(target, 'POST', `/workspaces/${subdomain}/prepare`, { from });
   log(`copied ${subdomain} to ${opts.to} while it took writes: ${prepared.bytes} bytes, sha256 ${prepared.sha256.slice(0, 16)}…, integrity ok`);
   const pausedAt = performance.now();
   try {
-    await adminCall(source, 'POST', `/workspaces/${subdomain}/pause`, { reason: `moving to ${opts.to}` });
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/pause`, { reason: `moving to ${opts.to}`, operation });
   } catch (err) {
     await adminCall(target, 'POST', `/workspaces/${subdomain}/discard`, { transfer: prepared.transfer }).catch(() => undefined);
     throw err;
@@ -82,26 +88,26 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
   try {
     pulled = await adminCall<{ bytes: number; pages_changed: number; pages_sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from, transfer: prepared.transfer });
     log(`${opts.to} fetched the ${pulled.pages_changed} pages written since; its copy is identical (${pulled.bytes} bytes, page digest ${pulled.pages_sha256.slice(0, 16)}…)`);
-    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}` });
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}`, operation });
     await setRoute(cluster.socket, cluster.map, subdomain, opts.to);
   } catch (err) {
     // Only a copy this move installed is retired: a refused pull may mean the target has its own workspace of that name.
-    await undo(source, pulled ? target : null, subdomain, log);
+    await undo(source, pulled ? target : null, subdomain, operation, log);
     throw err;
   }
   const pausedMs = Math.round(performance.now() - pausedAt);
   log(`HAProxy routes ${subdomain} to ${opts.to}; writes resumed there after ${pausedMs} ms`);
-  const { retired_to: retiredTo } = await adminCall<{ retired_to: string }>(source, 'POST', `/workspaces/${subdomain}/retire`);
+  const { retired_to: retiredTo } = await adminCall<{ retired_to: string }>(source, 'POST', `/workspaces/${subdomain}/retire`, { operation });
   log(`the copy on ${from} is retired to ${retiredTo}`);
   return { subdomain, from, to: opts.to, bytes: pulled.bytes, sha256: prepared.sha256, pagesChanged: pulled.pages_changed, pausedMs, retiredTo };
 }
 
 /** Puts things back after a failed move: the target's copy (if any) retired, the source serving again. */
-async function undo(source: NodeAddress, target: NodeAddress | null, subdomain: string, log: (line: string) => void): Promise<void> {
+async function undo(source: NodeAddress, target: NodeAddress | null, subdomain: string, operation: string, log: (line: string) => void): Promise<void> {
   if (target) {
-    await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone' });
-    await adminCall(target, 'POST', `/workspaces/${subdomain}/retire`);
+    await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone', operation });
+    await adminCall(target, 'POST', `/workspaces/${subdomain}/retire`, { operation });
   }
-  await adminCall(source, 'POST', `/workspaces/${subdomain}/resume`).catch((err: Error) => log(`could not resume ${subdomain} on the source: ${err.message}`));
+  await adminCall(source, 'POST', `/workspaces/${subdomain}/resume`, { operation }).catch((err: Error) => log(`could not resume ${subdomain} on the source: ${err.message}`));
   log(`move of ${subdomain} undone; it is served by the source again`);
 }

@@ -13,6 +13,8 @@ export interface HoldState {
   hold: Hold;
   reason: string;
   since: string;
+  /** The operation that holds it (a move's, a restore's id), or null for one that did not say. */
+  operation: string | null;
   writesInFlight: number;
 }
 
@@ -25,6 +27,11 @@ const held = (hold: Hold, subdomain: string, reason: string) =>
         extra: { retry_after: HOLD_RETRY_AFTER_SECONDS },
       });
 
+const busy = (subdomain: string, h: { reason: string; since: Date }) =>
+  new AppError('conflict', 'workspace_busy', `${subdomain} is held by another operation (${h.reason}, since ${h.since.toISOString()}); wait for it to end, or resume the workspace if it was abandoned`, {
+    extra: { reason: h.reason, since: h.since.toISOString() },
+  });
+
 /**
  * The pause switch of every workspace of this process. Every write (a mutation through either door,
  * a job's pass) enters the gate first and leaves it when done; a hold refuses new writes with 503
@@ -32,7 +39,7 @@ const held = (hold: Hold, subdomain: string, reason: string) =>
  * after it the file changes no more and a copy of it is the whole truth. Reads pass a `writes` hold.
  */
 export class WorkspaceGate {
-  private readonly holds = new Map<string, { hold: Hold; reason: string; since: Date }>();
+  private readonly holds = new Map<string, { hold: Hold; reason: string; since: Date; operation: string | null }>();
   private readonly writers = new Map<string, number>();
   private readonly waiting = new Map<string, (() => void)[]>();
 
@@ -71,22 +78,37 @@ export class WorkspaceGate {
     return this.holds.has(subdomain);
   }
 
-  /** Holds writes (or everything); resolves when no write of the workspace is running any more. */
-  async hold(subdomain: string, hold: Hold, reason: string, now = new Date()): Promise<void> {
+  /**
+   * Holds writes (or everything) for `operation`; resolves when no write of the workspace is running
+   * any more. The operation holding it already may widen its hold to `all`; any other gets 409.
+   */
+  async hold(subdomain: string, hold: Hold, reason: string, operation: string | null = null): Promise<void> {
+    this.checkHeldBy(subdomain, operation);
     const current = this.holds.get(subdomain);
-    this.holds.set(subdomain, { hold: current?.hold === 'all' ? 'all' : hold, reason, since: current?.since ?? now });
+    this.holds.set(subdomain, { hold: current?.hold === 'all' ? 'all' : hold, reason, since: current?.since ?? new Date(), operation });
     if (!this.writers.get(subdomain)) return;
     await new Promise<void>((resolve) => this.waiting.set(subdomain, [...(this.waiting.get(subdomain) ?? []), resolve]));
   }
 
-  /** Lifts a hold: the workspace takes writes again. */
-  release(subdomain: string): boolean {
+  /**
+   * Lifts a hold: the workspace takes writes again. With an operation, only that operation's hold
+   * (a hold of another is left as it is: false); without, any hold.
+   */
+  release(subdomain: string, operation?: string | null): boolean {
+    const current = this.holds.get(subdomain);
+    if (!current || (operation !== undefined && current.operation !== operation)) return false;
     return this.holds.delete(subdomain);
+  }
+
+  /** Throws 409 `workspace_busy` when another operation than `operation` holds the workspace. */
+  checkHeldBy(subdomain: string, operation: string | null): void {
+    const current = this.holds.get(subdomain);
+    if (current && current.operation !== operation) throw busy(subdomain, current);
   }
 
   state(subdomain: string): HoldState | null {
     const h = this.holds.get(subdomain);
-    return h ? { hold: h.hold, reason: h.reason, since: h.since.toISOString(), writesInFlight: this.writers.get(subdomain) ?? 0 } : null;
+    return h ? { hold: h.hold, reason: h.reason, since: h.since.toISOString(), operation: h.operation, writesInFlight: this.writers.get(subdomain) ?? 0 } : null;
   }
 
   /** Every held workspace, for the control endpoint's status. */

@@ -97,10 +97,11 @@ export class WorkspaceRegistry {
   /**
    * Stops serving a workspace from this process: every request gets 503 `workspace_moved` (clients
    * retry), writes in flight finish, and the file is closed once no request uses it, so it can be
-   * replaced (restore) or retired (moved to another node). `resume` undoes it.
+   * replaced (restore) or retired (moved to another node). `resume` undoes it. `operation`: whose
+   * hold it is (see WorkspaceGate).
    */
-  async handOver(subdomain: string, reason: string): Promise<void> {
-    await this.gate.hold(subdomain, 'all', reason);
+  async handOver(subdomain: string, reason: string, operation: string | null = null): Promise<void> {
+    await this.gate.hold(subdomain, 'all', reason, operation);
     const handle = this.open.get(subdomain);
     if (!handle) return;
     while (handle.users > 0) await new Promise((r) => setTimeout(r, 5));
@@ -108,17 +109,21 @@ export class WorkspaceRegistry {
     handle.close();
   }
 
-  /** Lifts a hold; the next request opens the file afresh (it may have been replaced meanwhile). */
-  resume(subdomain: string): boolean {
-    return this.gate.release(subdomain);
+  /**
+   * Lifts a hold (only `operation`'s, when given); the next request opens the file afresh (it may
+   * have been replaced meanwhile).
+   */
+  resume(subdomain: string, operation?: string | null): boolean {
+    return this.gate.release(subdomain, operation);
   }
 
   /**
    * Moves a handed-over workspace's file out of the data directory into `DATA_DIR/retired/`, where
    * nothing serves or lists it; an operator deletes it once sure. Returns its new path.
    */
-  retire(subdomain: string, now = new Date()): string {
+  retire(subdomain: string, operation?: string | null, now = new Date()): string {
     if (this.gate.state(subdomain)?.hold !== 'all') throw new Error(`workspace ${subdomain} must be handed over before it is retired`);
+    if (operation !== undefined) this.gate.checkHeldBy(subdomain, operation);
     const dir = join(this.opts.dataDir, 'retired');
     mkdirSync(dir, { recursive: true });
     const target = join(dir, `${subdomain}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.sqlite`);
