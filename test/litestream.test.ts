@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { litestreamBinary } from '../src/ops/litestream.ts';
@@ -13,7 +12,6 @@ import { freePort } from './helpers/ports.ts';
 const LITESTREAM = litestreamBinary();
 if (!LITESTREAM) console.log('litestream.test.ts skipped: no Litestream binary (the optional dependency @flydotio/litestream-linux-x64 is Linux x64 only; elsewhere put litestream on PATH)');
 
-const exec = promisify(execFile);
 const root = mkdtempSync(join(tmpdir(), 'hourbook-litestream-'));
 let supervisor: Spawned | undefined;
 afterAll(async () => {
@@ -76,11 +74,14 @@ describe.skipIf(!LITESTREAM)('running under Litestream', () => {
     await supervisor.kill9();
     for (const writer of Object.values(writers)) await writer.stop();
     rmSync(dataDir, { recursive: true, force: true });
-
-    mkdirSync(dataDir, { recursive: true });
+    // hourbook's restore runs `litestream restore` for each workspace of the configuration and
+    // puts a copy in place only once it passes integrity_check. On a failure, Litestream's log
+    // (generations, checkpoints, restarts) is in the message.
+    const restored = await hourbook({ DATA_DIR: dataDir }, 'litestream', 'restore', '--config', configFile);
+    expect({ code: restored.code, stderr: restored.stderr }, `litestream and server log:\n${supervisor.output().slice(-6000)}`).toEqual({ code: 0, stderr: '' });
+    expect(restored.stdout).toMatch(/^restored acme \(\d+ bytes, integrity ok\)\nrestored globex \(\d+ bytes, integrity ok\)\nrestored initech \(\d+ bytes, integrity ok\)\n$/);
     for (const [subdomain, writer] of Object.entries(writers)) {
       const file = join(dataDir, `${subdomain}.sqlite`);
-      await exec(LITESTREAM as string, ['restore', '-config', configFile, '-o', file, file]);
       const db = new BetterSqlite3(file, { readonly: true });
       expect(db.pragma('integrity_check', { simple: true }), subdomain).toBe('ok');
       db.close();
@@ -94,4 +95,40 @@ describe.skipIf(!LITESTREAM)('running under Litestream', () => {
     const listed = await hourbook({ DATA_DIR: dataDir }, 'workspace', 'list', '--json');
     expect(JSON.parse(listed.stdout).workspaces.map((w: { subdomain: string }) => w.subdomain)).toEqual(['acme', 'globex', 'initech']);
   }, 120_000);
+
+  it('litestream restore puts back only copies that pass integrity_check: a replica of a damaged file is reported and left out, the others are restored', async () => {
+    const dataDir = join(root, 'damaged');
+    for (const s of ['fine', 'broken']) expect((await hourbook({ DATA_DIR: dataDir }, 'workspace', 'create', s, '--owner-email', `o@${s}.test`)).code).toBe(0);
+    // A page of one of broken's indexes damaged on disk: Litestream replicates the file as it is.
+    const brokenFile = join(dataDir, 'broken.sqlite');
+    const db = new BetterSqlite3(brokenFile);
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'team_members_email_idx'").get() as { rootpage: number };
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const fd = openSync(brokenFile, 'r+');
+    writeSync(fd, Buffer.from([0]), 0, 1, (rootpage - 1) * pageSize);
+    closeSync(fd);
+
+    const configFile = join(dataDir, 'litestream.yml');
+    expect((await hourbook({ DATA_DIR: dataDir }, 'litestream', 'config', '--replica', `file://${join(root, 'damaged-replica')}`, '--out', configFile)).code).toBe(0);
+    const litestream = spawn(LITESTREAM as string, ['replicate', '-config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    for (const stream of [litestream.stdout, litestream.stderr]) stream.on('data', (d: Buffer) => (log += d.toString()));
+    for (let i = 0; i < 200 && (log.match(/wal segment written/g) ?? []).length < 2; i++) await sleep(50);
+    litestream.kill('SIGTERM');
+    await new Promise((r) => litestream.once('exit', r));
+
+    const restoreDir = join(root, 'damaged-restored');
+    const res = await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', '--config', configFile, '--json');
+    expect(res.code, log).toBe(1);
+    expect(res.stderr).toMatch(/^hourbook: broken: the restored copy fails its integrity check \(.+\); nothing was put in place\. Try an earlier point with --timestamp\n$/);
+    expect(JSON.parse(res.stdout)).toMatchObject({ restored: [{ subdomain: 'fine', retired: null }], failed: [{ subdomain: 'broken' }] });
+    expect(readdirSync(restoreDir).sort()).toEqual(['.transfer', 'fine.sqlite']);
+    expect(readdirSync(join(restoreDir, '.transfer'))).toEqual([]);
+
+    // A workspace without a replica, named with --replica: Litestream's own words.
+    const none = await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', 'nosuch', '--replica', `file://${join(root, 'damaged-replica')}`);
+    expect(none).toMatchObject({ code: 1, stderr: 'hourbook: nosuch: litestream restore failed: no matching backups found\n' });
+    expect((await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', '--config', configFile, 'fine')).stderr).toMatch(/fine already exists in .*; --force replaces/);
+  }, 60_000);
 });

@@ -2,11 +2,11 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join, resolve } from 'node:path';
 import { packageVersion } from '../package.ts';
 import type { AppServices } from '../services.ts';
-import { backupFile, checkedAndHashed, checkFile, isHealthy, pageSizeOf, type BackupEntry, type BackupManifest } from '../workspaces/backup.ts';
+import { backupFile, checkedAndHashed, checkOrError, damageOf, isHealthy, pageSizeOf, type BackupEntry, type BackupManifest } from '../workspaces/backup.ts';
 import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, table, type Command } from './context.ts';
-import { newOperation, replaceWorkspaceFile, resume, servingServer, stampOf, transferPath } from './replace-file.ts';
+import { installReplacement, refuseExisting, servingServer, stampOf, transferPath } from './replace-file.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -110,11 +110,7 @@ export const restore: Command = async (argv, services, io) => {
   const wanted = positionals.slice(1);
   for (const name of wanted) if (!manifest.workspaces.some((e) => e.subdomain === name)) throw new UsageError(`the backup in ${dir} has no workspace "${name}"`);
   const entries = manifest.workspaces.filter((e) => wanted.length === 0 || wanted.includes(e.subdomain));
-  const { registry, config } = services;
-  const existing = entries.filter((e) => registry.exists(e.subdomain)).map((e) => e.subdomain);
-  if (existing.length > 0 && !values.force) {
-    throw new UsageError(`${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''} in ${config.dataDir}; --force replaces (the current file is kept in retired/)`);
-  }
+  refuseExisting(services, entries.map((e) => e.subdomain), values.force);
   const files = new Map<string, string>();
   for (const entry of entries) files.set(entry.subdomain, await verifyEntry(dir, entry));
 
@@ -123,13 +119,7 @@ export const restore: Command = async (argv, services, io) => {
   for (const entry of entries) {
     const incoming = transferPath(services, entry.subdomain, 'restore');
     copyFileSync(files.get(entry.subdomain) as string, incoming);
-    const operation = newOperation('restore');
-    try {
-      await replaceWorkspaceFile(services, serving, entry.subdomain, incoming, 'restore', operation);
-    } finally {
-      rmSync(incoming, { force: true });
-      await resume(serving, entry.subdomain, operation);
-    }
+    await installReplacement(services, serving, entry.subdomain, incoming, 'restore');
     restored.push(entry.subdomain);
   }
   print(
@@ -146,30 +136,24 @@ export const restore: Command = async (argv, services, io) => {
  */
 export const check: Command = (argv, services, io) => {
   const { values, positionals } = parse(argv, { quick: { type: 'boolean' } });
-  const results = selected(services, positionals).map((subdomain) => {
+  const checked = selected(services, positionals).map((subdomain) => {
     const file = services.registry.fileFor(subdomain);
-    const pageSize = pageSizeOf(file);
-    let c: ReturnType<typeof checkFile>;
-    try {
-      c = checkFile(file, { quick: values.quick });
-    } catch (err) {
-      // A file too damaged to open or read at all ("database disk image is malformed").
-      return { subdomain, ok: false, integrity: [(err as Error).message], foreign_key_violations: 0, schema_version: null, pending_migrations: [], newer_than_this_version: false, page_size: pageSize };
-    }
-    return {
-      subdomain,
-      ok: isHealthy(c),
-      integrity: c.integrity.slice(0, 20),
-      foreign_key_violations: c.foreignKeyViolations,
-      schema_version: c.schema.version,
-      pending_migrations: c.schema.pending.map((m) => m.tag),
-      newer_than_this_version: c.schema.newer,
-      page_size: pageSize,
-    };
+    // An Error: a file too damaged to open or read at all ("database disk image is malformed").
+    return { subdomain, pageSize: pageSizeOf(file), check: checkOrError(file, { quick: values.quick }) };
   });
-  const rows = results.map((r) => [
+  const results = checked.map(({ subdomain, pageSize, check: c }) => ({
+    subdomain,
+    ok: isHealthy(c),
+    integrity: c instanceof Error ? [c.message] : c.integrity.slice(0, 20),
+    foreign_key_violations: c instanceof Error ? 0 : c.foreignKeyViolations,
+    schema_version: c instanceof Error ? null : c.schema.version,
+    pending_migrations: c instanceof Error ? [] : c.schema.pending.map((m) => m.tag),
+    newer_than_this_version: c instanceof Error ? false : c.schema.newer,
+    page_size: pageSize,
+  }));
+  const rows = results.map((r, i) => [
     r.subdomain,
-    r.ok ? 'ok' : `DAMAGED: ${[...(r.integrity[0] === 'ok' ? [] : r.integrity.slice(0, 2)), ...(r.foreign_key_violations ? [`${r.foreign_key_violations} foreign key violations`] : [])].join('; ')}`,
+    r.ok ? 'ok' : `DAMAGED: ${damageOf(checked[i]!.check)}`,
     `${r.schema_version ?? 'none'}${r.pending_migrations.length ? ` (${r.pending_migrations.length} pending)` : ''}${r.newer_than_this_version ? ' (newer than this hourbook)' : ''}`,
     `${r.page_size}${r.page_size === PAGE_SIZE ? '' : ` (hourbook vacuum makes it ${PAGE_SIZE})`}`,
   ]);

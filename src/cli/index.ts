@@ -67,6 +67,11 @@ export const COMMANDS: CommandRow[] = [
     load: async () => (await import('./litestream.ts')).replicate,
   },
   {
+    words: 'litestream restore',
+    args: '[<subdomain>...] [--config FILE | --replica URL [--endpoint URL --region R --force-path-style]] [--timestamp T] [--force] [--json]',
+    load: async () => (await import('./litestream-restore.ts')).restoreFromReplica,
+  },
+  {
     words: 'webhook add',
     args: '<subdomain> --url U [--events a.b,c.d|*] [--description D] [--disabled] [--json]',
     load: async () => (await import('./webhook.ts')).add,

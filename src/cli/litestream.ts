@@ -7,7 +7,8 @@ import type { AppServices } from '../services.ts';
 import { parse, UsageError } from './args.ts';
 import { print, type Command } from './context.ts';
 
-const OPTIONS = {
+/** Where replicas go: the options of `litestream config`, `replicate` and `restore`. */
+export const LITESTREAM_OPTIONS = {
   replica: { type: 'string' },
   'sync-interval': { type: 'string' },
   endpoint: { type: 'string' },
@@ -15,9 +16,9 @@ const OPTIONS = {
   'force-path-style': { type: 'boolean' },
 } as const;
 
-type Values = { replica?: string; 'sync-interval'?: string; endpoint?: string; region?: string; 'force-path-style'?: boolean };
+export type ReplicaValues = { replica?: string; 'sync-interval'?: string; endpoint?: string; region?: string; 'force-path-style'?: boolean };
 
-function replicaOptions(values: Values, services: AppServices): ReplicaOptions {
+export function replicaOptions(values: ReplicaValues, services: AppServices): ReplicaOptions {
   const replicaUrl = values.replica ?? services.config.litestreamReplica;
   if (!replicaUrl) throw new UsageError('--replica is required (or LITESTREAM_REPLICA_URL), e.g. s3://bucket/hourbook or file:///var/backups/hourbook-replica');
   if (!/^(s3|gcs|abs|sftp|file):\/\/\S+$/.test(replicaUrl)) throw new UsageError('--replica: must be an s3://, gcs://, abs://, sftp:// or file:// URL');
@@ -38,7 +39,7 @@ function writeIfChanged(path: string, content: string): boolean {
 
 /** `hourbook litestream config [--replica URL] [--out FILE]`: Litestream's YAML for every workspace, on stdout or into FILE. */
 export const config: Command = (argv, services, io) => {
-  const { values } = parse(argv, { ...OPTIONS, out: { type: 'string' } });
+  const { values } = parse(argv, { ...LITESTREAM_OPTIONS, out: { type: 'string' } });
   const yaml = litestreamConfig(workspaceFiles(services), replicaOptions(values, services));
   if (!values.out) {
     io.out(yaml.trimEnd());
@@ -66,7 +67,7 @@ const exited = (child: ChildProcess) =>
  * finish), then Litestream, which ships what is left. Exits with the server's status.
  */
 export const replicate: Command = async (argv, services, io) => {
-  const { values } = parse(argv, { ...OPTIONS, config: { type: 'string' } });
+  const { values } = parse(argv, { ...LITESTREAM_OPTIONS, config: { type: 'string' } });
   const options = replicaOptions(values, services);
   const binary = litestreamBinary();
   if (!binary) throw new UsageError('Litestream is not installed: install @flydotio/litestream-linux-x64 (Linux x64) or put litestream on PATH');

@@ -5,6 +5,7 @@ import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
 import { adminCall } from '../ops/node-client.ts';
 import type { AppServices } from '../services.ts';
 import { installCopy } from '../workspaces/backup.ts';
+import { UsageError } from './args.ts';
 
 /**
  * Putting a new copy of a workspace file in place of the one a server may be serving: what
@@ -77,4 +78,27 @@ export async function replaceWorkspaceFile(services: AppServices, serving: Servi
   }
   installCopy(incoming, target);
   return aside;
+}
+
+/** A restore replaces an existing workspace only with `--force` (its file is kept in retired/). */
+export function refuseExisting(services: AppServices, subdomains: string[], force: boolean | undefined): void {
+  const existing = subdomains.filter((subdomain) => services.registry.exists(subdomain));
+  if (existing.length > 0 && !force) {
+    throw new UsageError(`${existing.join(', ')} already exist${existing.length === 1 ? 's' : ''} in ${services.config.dataDir}; --force replaces (the current file is kept in retired/)`);
+  }
+}
+
+/**
+ * Puts a checked copy in place of a workspace's file as one operation of its own: handed over and
+ * resumed around it when a server serves it, the copy deleted if it could not be put in place.
+ * What `restore` and `litestream restore` do with each workspace.
+ */
+export async function installReplacement(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string): Promise<string | null> {
+  const operation = newOperation(what);
+  try {
+    return await replaceWorkspaceFile(services, serving, subdomain, incoming, what, operation);
+  } finally {
+    rmSync(incoming, { force: true });
+    await resume(serving, subdomain, operation);
+  }
 }

@@ -158,7 +158,7 @@ export async function copyConsistent(source: string, target: string): Promise<'b
  * is empty, which a copy's is (it has none). Opened, it then makes no -wal or -shm beside itself.
  * Done by hand because that pragma syncs the whole file at once, before the copy can be checked.
  */
-async function useRollbackJournal(file: string): Promise<void> {
+export async function useRollbackJournal(file: string): Promise<void> {
   const handle = await open(file, 'r+');
   try {
     await handle.write(Buffer.from([1, 1]), 0, 2, 18);
@@ -351,6 +351,13 @@ export function removeDatabaseFiles(file: string): void {
 }
 
 export const isHealthy = (check: FileCheck | Error): boolean => !(check instanceof Error) && check.integrity.length === 1 && check.integrity[0] === 'ok' && check.foreignKeyViolations === 0;
+
+/** What is wrong with a file that failed its check, in a line: SQLite's first words of it, the foreign keys. */
+export function damageOf(check: FileCheck | Error): string {
+  if (check instanceof Error) return check.message;
+  const integrity = check.integrity[0] === 'ok' ? [] : check.integrity.slice(0, 2);
+  return [...integrity, ...(check.foreignKeyViolations ? [`${check.foreignKeyViolations} foreign key violations`] : [])].join('; ');
+}
 
 /** One workspace in a backup: what `restore` checks before it trusts the copy. */
 export interface BackupEntry {
