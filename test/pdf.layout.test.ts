@@ -199,6 +199,22 @@ describe('the seller', () => {
   });
 });
 
+describe('the seller, one word wider than the page', () => {
+  it('a legal name with a word no size fits prints in full, that word split over lines, nothing cut', async () => {
+    const ws = env.workspace('layoutword');
+    const client = makeClient(ws.handle.db, { name: 'Acme', currency: 'EUR' });
+    const inv = await createInvoice(ws, client.id, { invoice_services: [{ notes: 'Design', unit_amount: 100 }] });
+    const word = 'Donaudampfschifffahrtselektrizitätenhauptbetriebswerkbauunterbeamtengesellschaftsverwaltungsabteilungsleitungsstellvertretung';
+    const name = `${word} GmbH`;
+    for (const logo of [false, true]) {
+      await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: name, logo_base64: logo ? await logoPng() : null });
+      const pdf = await pdfOf(ws, inv.id, `legal-name-word-${logo ? 'logo' : 'plain'}.pdf`);
+      expect(pdf.flat.replace(/\s+/g, ''), logo ? 'logo' : 'no logo').toContain(name.replace(/\s+/g, ''));
+      expect(pdf.flat).not.toMatch(/…/);
+    }
+  });
+});
+
 describe('the payment link', () => {
   /** A sent invoice with a payment link, three lines, and payment instructions of three lines. */
   async function linked(ws: TestWorkspace, lineCount = 3) {

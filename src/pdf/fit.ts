@@ -2,7 +2,8 @@
  * Text that fits a width without ever splitting a word: lines break only at spaces (and at the
  * line breaks a person typed). A word too wide for the width first makes the whole text smaller,
  * down to a minimum size; a word still too wide at that size is cut and ends in "…". So
- * "Development" is never printed as "Developm/ent".
+ * "Development" is never printed as "Developm/ent". Only what must print in full (`fitWhole`)
+ * splits such a word over lines instead.
  */
 
 /** How wide a string is at a font size (points); bound to one font by the caller. */
@@ -26,13 +27,37 @@ export function ellipsize(word: string, width: number, size: number, measure: Me
 
 const wordsOf = (paragraph: string) => paragraph.split(/[ \t]+/).filter(Boolean);
 
-/** Greedy line filling at `size`; a word wider than `width` is cut with an ellipsis. */
-function wrap(text: string, width: number, size: number, measure: Measure): string[] {
+/** A word too wide for `width` in pieces that each fit it, split between characters. */
+function pieces(word: string, width: number, size: number, measure: Measure): string[] {
+  const out: string[] = [];
+  let piece = '';
+  for (const char of word) {
+    if (piece && measure(piece + char, size) > width) {
+      out.push(piece);
+      piece = '';
+    }
+    piece += char;
+  }
+  return [...out, piece];
+}
+
+/**
+ * Greedy line filling at `size`. A word wider than `width` is cut with an ellipsis, or with
+ * `split`, continued on the next lines.
+ */
+function wrap(text: string, width: number, size: number, measure: Measure, split = false): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split(/\r?\n/)) {
     let line = '';
     for (const raw of wordsOf(paragraph)) {
-      const word = ellipsize(raw, width, size, measure);
+      const parts = split ? pieces(raw, width, size, measure) : [ellipsize(raw, width, size, measure)];
+      if (parts.length > 1) {
+        if (line) lines.push(line);
+        lines.push(...parts.slice(0, -1));
+        line = parts.at(-1)!;
+        continue;
+      }
+      const word = parts[0]!;
       const candidate = line ? `${line} ${word}` : word;
       if (line && measure(candidate, size) > width) {
         lines.push(line);
@@ -48,14 +73,19 @@ function wrap(text: string, width: number, size: number, measure: Measure): stri
   return lines;
 }
 
+/** The largest size from `size` down to `minSize`, by half points, at which the text's widest word fits `width`. */
+function sizeForWords(text: string, width: number, measure: Measure, size: number, minSize: number): number {
+  const widest = Math.max(0, ...text.split(/\s+/).map((w) => measure(w, 1)));
+  while (size > minSize && widest * size > width) size = Math.max(minSize, size - 0.5);
+  return size;
+}
+
 /**
  * `text` in lines of at most `width` points at `size`, or smaller (down to `minSize`, by half
  * points) when its widest word needs it. With `maxLines`, a longer text ends with "…".
  */
 export function fitText(text: string, width: number, measure: Measure, opts: { size: number; minSize: number; maxLines?: number }): Fitted {
-  const widest = Math.max(0, ...text.split(/\s+/).map((w) => measure(w, 1)));
-  let size = opts.size;
-  while (size > opts.minSize && widest * size > width) size = Math.max(opts.minSize, size - 0.5);
+  const size = sizeForWords(text, width, measure, opts.size, opts.minSize);
   let lines = wrap(text, width, size, measure);
   if (opts.maxLines !== undefined && lines.length > opts.maxLines) {
     lines = lines.slice(0, opts.maxLines);
@@ -74,8 +104,9 @@ export function fitLine(text: string, width: number, measure: Measure, opts: { s
 
 /**
  * `text` whole, never cut: at the largest size (from `size` down to `minSize`, by half points) at
- * which it takes at most `lines` lines, else at `minSize` on as many lines as it needs. For what must
- * print in full, such as the seller's legal name.
+ * which it takes at most `lines` lines, else at `minSize` (or smaller, down to 6.5, for a word wider
+ * than the width) on as many lines as it needs, a word too wide even then split over lines. For
+ * what must print in full, such as the seller's legal name.
  */
 export function fitWhole(text: string, width: number, measure: Measure, opts: { size: number; minSize: number; lines: number }): Fitted {
   const whole = (f: Fitted) => wordsOf(f.lines.join(' ')).join(' ') === wordsOf(text.replace(/\r?\n/g, ' ')).join(' ');
@@ -83,5 +114,10 @@ export function fitWhole(text: string, width: number, measure: Measure, opts: { 
     const fitted = fitText(text, width, measure, { size, minSize: size });
     if (fitted.lines.length <= opts.lines && whole(fitted)) return fitted;
   }
-  return fitText(text, width, measure, { size: opts.minSize, minSize: Math.min(opts.minSize, 6.5) });
+  // At the smallest size, a word still wider than the width goes on over the next lines, uncut.
+  const size = sizeForWords(text, width, measure, opts.minSize, Math.min(opts.minSize, WHOLE_MIN_SIZE));
+  return { lines: wrap(text, width, size, measure, true), size };
 }
+
+/** The smallest size `fitWhole` prints at, whatever its `minSize`. */
+const WHOLE_MIN_SIZE = 6.5;
