@@ -197,6 +197,18 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     expect(forced.code).toBe(0);
     expect(JSON.parse(forced.stdout)).toMatchObject({ subdomain: 'acme', resumed: true, hold: { hold: 'all', reason: 'moved to node2', operation: 'move-2' } });
     expect((await write()).status).toBe(200);
+    expect((await hourbook(env, 'workspace', 'resume', 'constructor')).stdout).toMatch(/^constructor is not held/);
+
+    // Moved away (handed over and retired, the move's hold kept for stray requests), then restored
+    // here from the backup: the restore takes that hold over, and the workspace is served again.
+    await adminCall(control, 'POST', '/workspaces/acme/hand-over', { reason: 'moved to node2', operation: 'move-3' });
+    await adminCall(control, 'POST', '/workspaces/acme/retire', { operation: 'move-3' });
+    expect((await write()).status).toBe(503);
+    const back = await hourbook(env, 'restore', backupDir, 'acme');
+    expect(back.stderr).toBe('');
+    expect(back.code).toBe(0);
+    expect(await holdOf()).toBeUndefined();
+    expect((await write()).status).toBe(200);
   });
 
   it('restore refuses a copy that no longer matches its manifest', async () => {

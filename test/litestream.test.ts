@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -130,5 +130,19 @@ describe.skipIf(!LITESTREAM)('running under Litestream', () => {
     const none = await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', 'nosuch', '--replica', `file://${join(root, 'damaged-replica')}`);
     expect(none).toMatchObject({ code: 1, stderr: 'hourbook: nosuch: litestream restore failed: no matching backups found\n' });
     expect((await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', '--config', configFile, 'fine')).stderr).toMatch(/fine already exists in .*; --force replaces/);
+    expect((await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', '--config', configFile, '--timestamp', '2026-11-28')).stderr).toMatch(/--timestamp: must be a time such as/);
+    expect((await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', 'fine', '--config', configFile, '--replica', 'file:///x')).stderr).toMatch(/give --config or --replica, not both/);
+
+    // A replica whose WAL segment is damaged: Litestream fails, and none of its work files stay.
+    const bad = join(root, 'bad-wal-replica');
+    cpSync(join(root, 'damaged-replica'), bad, { recursive: true });
+    const generations = join(bad, 'fine', 'generations');
+    const wal = join(generations, readdirSync(generations)[0]!, 'wal');
+    for (const segment of readdirSync(wal)) writeFileSync(join(wal, segment), Buffer.alloc(4096, 7));
+    const broken = await hourbook({ DATA_DIR: restoreDir }, 'litestream', 'restore', 'fine', '--replica', `file://${bad}`, '--force');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/^hourbook: fine: litestream restore failed: .+\n$/);
+    expect(readdirSync(join(restoreDir, '.transfer'))).toEqual([]);
+    expect(readdirSync(restoreDir).sort()).toEqual(['.transfer', 'fine.sqlite']);
   }, 60_000);
 });

@@ -109,6 +109,27 @@ describe('a move copies a snapshot while writes go on, then only the pages writt
     expect(readdirSync(join(root, 'node2', '.transfer'))).toEqual([]);
   });
 
+  it('a move whose pause was lifted meanwhile (an operator resumed it) gets no pages and cannot hand over: 409 hold_lost, nothing installed', async () => {
+    provisionWorkspace(source.services.registry, { subdomain: 'globex', timeZone: 'UTC', owner: { email: 'owner@globex.test', firstName: 'O', lastName: 'G' } }, new Date());
+    const prepared = await adminCall<{ transfer: string }>(target.address, 'POST', '/workspaces/globex/prepare', { from: 'node1' });
+    await adminCall(source.address, 'POST', '/workspaces/globex/pause', { reason: 'moving to node2', operation: 'move-t' });
+    expect((await adminCall<{ released: boolean }>(source.address, 'POST', '/workspaces/globex/resume', {})).released).toBe(true);
+    await expect(adminCall(target.address, 'POST', '/workspaces/globex/pull', { from: 'node1', transfer: prepared.transfer, operation: 'move-t' })).rejects.toMatchObject({
+      status: 409,
+      code: 'hold_lost',
+      message: expect.stringMatching(/globex is no longer held by move-t \(it was resumed meanwhile\)/),
+    });
+    await expect(adminCall(source.address, 'POST', '/workspaces/globex/hand-over', { reason: 'moved to node2', operation: 'move-t', paused: true })).rejects.toMatchObject({ status: 409, code: 'hold_lost' });
+    expect(source.services.registry.gate.isHeld('globex')).toBe(false);
+    expect(existsSync(join(root, 'node2', 'globex.sqlite'))).toBe(false);
+    expect(readdirSync(join(root, 'node2', '.transfer'))).toEqual([]);
+    // Retiring what was not handed over is a refusal, not an internal error.
+    await adminCall(source.address, 'POST', '/workspaces/globex/pause', { reason: 'test', operation: 'move-u' });
+    await expect(adminCall(source.address, 'POST', '/workspaces/globex/retire', { operation: 'move-u' })).rejects.toMatchObject({ status: 409, code: 'workspace_not_handed_over' });
+    await expect(adminCall(source.address, 'POST', '/workspaces/globex/retire', { operation: 'move-v' })).rejects.toMatchObject({ status: 409, code: 'workspace_busy' });
+    await adminCall(source.address, 'POST', '/workspaces/globex/resume', { operation: 'move-u' });
+  });
+
   it('refuses an unknown copy, a copy prepared from another node, and page hashes that are not', async () => {
     await expect(adminCall(target.address, 'POST', '/workspaces/acme/pull', { from: 'node1', transfer: 'nope' })).rejects.toMatchObject({ status: 422, code: 'unknown_transfer' });
     await expect(adminCall(target.address, 'POST', '/workspaces/acme/prepare', { from: 'elsewhere' })).rejects.toMatchObject({ status: 422, code: 'unknown_node' });

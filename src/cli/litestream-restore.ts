@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { litestreamBinary, litestreamConfig } from '../ops/litestream.ts';
 import type { AppServices } from '../services.ts';
@@ -25,7 +25,10 @@ interface Entry {
  */
 function entriesOf(configFile: string): Entry[] {
   const paths = [...readFileSync(configFile, 'utf8').matchAll(/^\s*- path: (".*")\s*$/gm)].map((m) => JSON.parse(m[1]!) as string);
-  return paths.map((path) => ({ subdomain: basename(path, '.sqlite'), path })).filter((e) => isValidSubdomain(e.subdomain));
+  const entries = paths.map((path) => ({ subdomain: basename(path, '.sqlite'), path })).filter((e) => isValidSubdomain(e.subdomain));
+  const twice = entries.find((e, i) => entries.findIndex((o) => o.subdomain === e.subdomain) !== i);
+  if (twice) throw new UsageError(`${configFile} lists two databases named ${twice.subdomain}.sqlite: restore them one at a time from configurations of their own`);
+  return entries;
 }
 
 /**
@@ -35,6 +38,7 @@ function entriesOf(configFile: string): Entry[] {
  * listed through Litestream, and the configuration is written for them.
  */
 function planOf(values: ReplicaValues & { config?: string }, named: string[], services: AppServices): { configFile: string; entries: Entry[]; written: boolean } {
+  if (values.config !== undefined && values.replica !== undefined) throw new UsageError('give --config or --replica, not both');
   const kept = join(services.config.dataDir, 'litestream.yml');
   const configFile = typeof values.config === 'string' ? resolve(values.config) : values.replica === undefined && existsSync(kept) ? kept : null;
   if (configFile) {
@@ -54,6 +58,8 @@ function planOf(values: ReplicaValues & { config?: string }, named: string[], se
   return { configFile: written, entries, written: true };
 }
 
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
 /** Litestream's last words on a failed restore: the `error="…"` of its last log line ("no matching backups found", …). */
 function lastWords(text: string): string {
   const line = text.trim().split('\n').at(-1)?.trim() ?? '';
@@ -66,6 +72,18 @@ function lastWords(text: string): string {
  */
 async function restoreChecked(services: AppServices, configFile: string, entry: Entry, timestamp: string | undefined): Promise<{ file: string } | { error: string }> {
   const scratch = transferPath(services, entry.subdomain, 'litestream');
+  try {
+    return await restoreInto(scratch, configFile, entry, timestamp);
+  } finally {
+    // Litestream restores into `<out>.tmp` (and `<out>.tmp-<index>-wal` for each WAL segment) and
+    // renames it once done: what a failed or finished restore leaves of those names.
+    const dir = dirname(scratch);
+    for (const name of readdirSync(dir)) if (name.startsWith(`${basename(scratch)}.tmp`)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** `litestream restore` into `scratch`, then the check; the scratch file is deleted unless it passed. */
+async function restoreInto(scratch: string, configFile: string, entry: Entry, timestamp: string | undefined): Promise<{ file: string } | { error: string }> {
   const args = ['restore', '-config', configFile, '-o', scratch, ...(timestamp ? ['-timestamp', timestamp] : []), entry.path];
   try {
     await run(litestreamBinary() as string, args, { maxBuffer: 16 * 1024 * 1024 });
@@ -74,8 +92,6 @@ async function restoreChecked(services: AppServices, configFile: string, entry: 
     const { stderr, stdout, message } = err as { stderr?: string; stdout?: string; message: string };
     return { error: `litestream restore failed: ${lastWords(stderr ?? '') || lastWords(stdout ?? '') || message}` };
   }
-  // Litestream restores into `<out>.tmp` and renames it; the emptied -wal and -shm of that name stay.
-  removeDatabaseFiles(`${scratch}.tmp`);
   if (!existsSync(scratch)) return { error: 'litestream restore wrote no file (no replica?)' };
   // Its WAL was checkpointed into it and removed: marked so, the check makes no -wal or -shm beside it.
   await useRollbackJournal(scratch);
@@ -96,7 +112,7 @@ async function restoreChecked(services: AppServices, configFile: string, entry: 
 export const restoreFromReplica: Command = async (argv, services, io) => {
   const { values, positionals } = parse(argv, { ...LITESTREAM_OPTIONS, config: { type: 'string' }, timestamp: { type: 'string' }, force: { type: 'boolean' } });
   if (!litestreamBinary()) throw new UsageError('Litestream is not installed: install @flydotio/litestream-linux-x64 (Linux x64) or put litestream on PATH');
-  if (values.timestamp !== undefined && Number.isNaN(Date.parse(values.timestamp))) throw new UsageError('--timestamp: must be a time such as 2026-11-28T10:00:00Z');
+  if (values.timestamp !== undefined && !RFC3339.test(values.timestamp)) throw new UsageError('--timestamp: must be a time such as 2026-11-28T10:00:00Z (RFC 3339, as Litestream takes it)');
   const { configFile, entries, written } = planOf(values, positionals, services);
   try {
     if (entries.length === 0) throw new UsageError(`${configFile} lists no workspace`);
@@ -123,8 +139,13 @@ async function restoreAll(services: AppServices, configFile: string, entries: En
       continue;
     }
     const bytes = statSync(result.file).size;
-    const retired = await installReplacement(services, serving, entry.subdomain, result.file, 'litestream-restore');
-    restored.push({ subdomain: entry.subdomain, bytes, retired });
+    try {
+      const retired = await installReplacement(services, serving, entry.subdomain, result.file, 'litestream-restore');
+      restored.push({ subdomain: entry.subdomain, bytes, retired });
+    } catch (err) {
+      // A workspace a move holds, say: the copy is deleted, the others go on.
+      failed.push({ subdomain: entry.subdomain, error: (err as Error).message });
+    }
   }
   return { restored, failed };
 }

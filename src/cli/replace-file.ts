@@ -59,14 +59,16 @@ export async function resume(serving: Serving, subdomain: string, operation: str
 }
 
 /**
- * Puts `incoming` in place as the workspace's file, handed over by the serving process if it serves
- * one now. The current file, with its WAL, is kept as `DATA_DIR/retired/<subdomain>-before-<what>-<time>.sqlite`;
+ * Puts `incoming` in place as the workspace's file, handed over by the serving process if one
+ * serves the data directory (`paused`: the operation paused it before, and that pause must still
+ * be in force). The current file, with its WAL, is kept as `DATA_DIR/retired/<subdomain>-before-<what>-<time>.sqlite`;
  * returns that path, or null when there was no file. The caller resumes the workspace.
  */
-export async function replaceWorkspaceFile(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string, operation: string): Promise<string | null> {
+export async function replaceWorkspaceFile(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string, op: { operation: string; paused: boolean }): Promise<string | null> {
   const { registry, config } = services;
   ownLikeDataDir(incoming, config.dataDir);
-  if (serving && registry.exists(subdomain)) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: what, operation });
+  // Also for a workspace without a file (new here, or moved away): no request opens it half-installed.
+  if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: what, operation: op.operation, paused: op.paused });
   const target = registry.fileFor(subdomain);
   let aside: string | null = null;
   if (existsSync(target)) {
@@ -96,7 +98,7 @@ export function refuseExisting(services: AppServices, subdomains: string[], forc
 export async function installReplacement(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string): Promise<string | null> {
   const operation = newOperation(what);
   try {
-    return await replaceWorkspaceFile(services, serving, subdomain, incoming, what, operation);
+    return await replaceWorkspaceFile(services, serving, subdomain, incoming, what, { operation, paused: false });
   } finally {
     rmSync(incoming, { force: true });
     await resume(serving, subdomain, operation);

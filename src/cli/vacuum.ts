@@ -29,14 +29,14 @@ export const vacuum: Command = async (argv, services, io) => {
     const incoming = transferPath(services, subdomain, 'vacuum');
     let retired: string | null;
     const operation = newOperation('vacuum');
-    await pauseWrites(serving, subdomain, 'vacuum', operation);
     try {
+      await pauseWrites(serving, subdomain, 'vacuum', operation);
       copyCompacted(file, incoming, PAGE_SIZE);
       // quick_check, while writes wait: VACUUM INTO built every index afresh from its table, which
       // is what the full check would compare (10 s against 0.2 s for a file of 265 MB).
       const check = checkFile(incoming, { quick: true });
       if (!isHealthy(check)) throw new Error(`the compacted copy of ${subdomain} failed its integrity check: ${check.integrity.slice(0, 3).join('; ')}`);
-      retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum', operation);
+      retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum', { operation, paused: true });
     } finally {
       rmSync(incoming, { force: true });
       await resume(serving, subdomain, operation);

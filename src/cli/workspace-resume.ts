@@ -1,5 +1,6 @@
 import { adminCall, type NodeAddress } from '../ops/node-client.ts';
 import type { HoldState } from '../workspaces/gate.ts';
+import { isValidSubdomain } from '../workspaces/host.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, type Command } from './context.ts';
 import { servingServer } from './replace-file.ts';
@@ -28,9 +29,10 @@ async function addressOf(services: Parameters<Command>[1], node: string | undefi
 export const resume: Command = async (argv, services, io) => {
   const { values, positionals } = parse(argv, { node: { type: 'string' }, force: { type: 'boolean' } });
   const subdomain = required('<subdomain>', positionals[0]);
+  if (!isValidSubdomain(subdomain)) throw new UsageError(`"${subdomain}" is not a workspace name`);
   const { address, where } = await addressOf(services, values.node);
   const status = await adminCall<{ holds: Record<string, HoldState> }>(address, 'GET', '/status');
-  const hold = status.holds[subdomain];
+  const hold = Object.hasOwn(status.holds, subdomain) ? status.holds[subdomain] : undefined;
   if (!hold) {
     print(io, values.json, { subdomain, resumed: false, hold: null }, `${subdomain} is not held on ${where}: nothing to resume`);
     return;
@@ -40,7 +42,9 @@ export const resume: Command = async (argv, services, io) => {
       `${subdomain} was handed over on ${where} (${hold.reason}, since ${hold.since}): another node may serve it now. Check where HAProxy routes it; resume it here only if that is this node, with --force`,
     );
   }
-  await adminCall(address, 'POST', `/workspaces/${subdomain}/resume`);
+  // Only the hold seen above: one taken or widened since (a move that was alive after all) stays.
+  const lifted = await adminCall<{ released: boolean }>(address, 'POST', `/workspaces/${subdomain}/resume`, { ...(hold.operation ? { operation: hold.operation } : {}), hold: hold.hold });
+  if (!lifted.released) throw new UsageError(`the hold on ${subdomain} changed while this ran (its operation is alive?); look again before resuming`);
   const was = hold.hold === 'all' ? 'handed over' : 'writes paused';
   print(io, values.json, { subdomain, resumed: true, hold }, `resumed ${subdomain} on ${where} (it was ${was}: ${hold.reason}, since ${hold.since})`);
 };

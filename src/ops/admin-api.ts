@@ -11,7 +11,7 @@ import type { Effect } from '../domain/scope.ts';
 import type { AppServices } from '../services.ts';
 import { checkOrError, installCopy, removeDatabaseFiles, isHealthy, PAGE_HASH_BYTES, pageHashes, pageSizeOf, syncFile, withConsistentImage } from '../workspaces/backup.ts';
 import { isValidSubdomain } from '../workspaces/host.ts';
-import { downloadSnapshot, NodeRequestError, PAGE_SIZE_HEADER, requestChangedPages, SNAPSHOT_BYTES, SNAPSHOT_SHA256, type NodeAddress } from './node-client.ts';
+import { downloadSnapshot, NodeRequestError, OPERATION_HEADER, PAGE_SIZE_HEADER, requestChangedPages, SNAPSHOT_BYTES, SNAPSHOT_SHA256, type NodeAddress } from './node-client.ts';
 import { applyChangedPages, sendChangedPages } from './page-diff.ts';
 import { preparedCopyName, type PreparedCopies } from './prepared-copies.ts';
 import type { Readiness } from './readiness.ts';
@@ -89,17 +89,25 @@ function holdRoutes(router: Router, services: AppServices): void {
     res.json(stateOf(subdomain));
   });
 
-  // Idempotent: an operation's resume lifts its own hold if it still has one, never another's.
+  // Idempotent: an operation's resume lifts its own hold if it still has one, never another's;
+  // `hold` ('writes' or 'all') lifts only a hold of that kind.
   router.post('/workspaces/:subdomain/resume', (req, res) => {
     const subdomain = workspaceOf(services, req, true);
-    const released = registry.resume(subdomain, operationOf(req));
+    const kind: unknown = req.body?.hold;
+    if (kind !== undefined && kind !== 'writes' && kind !== 'all') throw new AppError('unprocessable', 'validation_failed', 'hold must be writes or all', { details: [{ path: 'hold', message: 'must be writes or all' }] });
+    const released = registry.resume(subdomain, operationOf(req), kind);
     if (released) logger.info({ workspace: subdomain }, 'workspace resumed');
     res.json({ ...stateOf(subdomain), released });
   });
 
+  // `paused: true`: the operation paused the workspace first, and hands it over only if that pause
+  // is still in force (409 hold_lost if it was resumed meanwhile). The workspace may have no file
+  // here (a restore of one that left this node, or of a new one).
   router.post('/workspaces/:subdomain/hand-over', async (req, res) => {
-    const subdomain = workspaceOf(services, req);
-    await registry.handOver(subdomain, reasonOf(req), operationOf(req) ?? null);
+    const subdomain = workspaceOf(services, req, true);
+    const operation = operationOf(req) ?? null;
+    if (req.body?.paused === true) registry.gate.requireHeldBy(subdomain, operation);
+    await registry.handOver(subdomain, reasonOf(req), operation);
     logger.info({ workspace: subdomain, reason: reasonOf(req) }, 'workspace handed over: every request answered 503');
     res.json(stateOf(subdomain));
   });
@@ -207,6 +215,9 @@ function sourceRoutes(router: Router, services: AppServices): void {
     if (!Buffer.isBuffer(theirs) || theirs.length === 0 || theirs.length % PAGE_HASH_BYTES !== 0 || !Number.isInteger(pageSize) || pageSize <= 0) {
       throw new AppError('unprocessable', 'invalid_page_hashes', `The body must be the copy's page hashes, ${PAGE_HASH_BYTES} bytes each (application/octet-stream), with its page size in ${PAGE_SIZE_HEADER}`);
     }
+    // A move names itself: its own pause must still be in force.
+    const operation = req.headers[OPERATION_HEADER.toLowerCase()];
+    if (typeof operation === 'string') registry.gate.requireHeldBy(subdomain, operation);
     if (!registry.gate.isHeld(subdomain)) throw new AppError('conflict', 'workspace_not_paused', `Writes to ${subdomain} must be paused before its changed pages are sent`);
     res.setTimeout(STALL_MS, () => res.destroy(new Error('the receiver stopped reading')));
     let sent = 0;
@@ -256,7 +267,8 @@ function targetRoutes(router: Router, services: AppServices, prepared: PreparedC
     const { from, source } = sourceNode(services, req);
     const copy = prepared.take(String(req.body?.transfer ?? ''), subdomain, from);
     try {
-      const changes = await requestChangedPages(source, subdomain, copy.hashes, copy.pageSize).catch((err: unknown) => Promise.reject(relayed(err)));
+      const operation = operationOf(req);
+      const changes = await requestChangedPages(source, subdomain, copy.hashes, copy.pageSize, operation ?? undefined).catch((err: unknown) => Promise.reject(relayed(err)));
       const applied = await applyChangedPages(changes, copy.file, copy.pageSize, copy.hashes);
       if (registry.exists(subdomain)) throw workspaceExists(subdomain);
       installCopy(copy.file, registry.fileFor(subdomain));

@@ -59,6 +59,8 @@ function clusterSettings(config: Config): ClusterSettings {
  * Each move is one operation with an id of its own, which every pause, hand-over, resume and retire
  * names: the holds it takes are its own, so a second move (or a restore) of the same workspace
  * meanwhile is refused with 409 `workspace_busy` instead of interleaving its steps with this one's.
+ * Its pause must last until the hand-over: if an operator resumes the workspace meanwhile, the
+ * source refuses to send pages or hand over (409 `hold_lost`) and the move is undone.
  */
 export async function moveWorkspace(config: Config, subdomain: string, opts: { to: string; from?: string }, log: (line: string) => void): Promise<MoveResult> {
   const cluster = clusterSettings(config);
@@ -81,14 +83,17 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
     await adminCall(source, 'POST', `/workspaces/${subdomain}/pause`, { reason: `moving to ${opts.to}`, operation });
   } catch (err) {
     await adminCall(target, 'POST', `/workspaces/${subdomain}/discard`, { transfer: prepared.transfer }).catch(() => undefined);
+    // The pause may have taken effect with its answer lost; this lifts only this move's own hold.
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/resume`, { operation }).catch(() => undefined);
     throw err;
   }
   log(`writes to ${subdomain} paused on ${from}`);
   let pulled: { bytes: number; pages_changed: number; pages_sha256: string } | undefined;
   try {
-    pulled = await adminCall<{ bytes: number; pages_changed: number; pages_sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from, transfer: prepared.transfer });
+    pulled = await adminCall<{ bytes: number; pages_changed: number; pages_sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from, transfer: prepared.transfer, operation });
     log(`${opts.to} fetched the ${pulled.pages_changed} pages written since; its copy is identical (${pulled.bytes} bytes, page digest ${pulled.pages_sha256.slice(0, 16)}…)`);
-    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}`, operation });
+    // Only while this move's pause is still in force: writes taken after a resume would stay behind.
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}`, operation, paused: true });
     await setRoute(cluster.socket, cluster.map, subdomain, opts.to);
   } catch (err) {
     // Only a copy this move installed is retired: a refused pull may mean the target has its own workspace of that name.
@@ -104,10 +109,15 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
 
 /** Puts things back after a failed move: the target's copy (if any) retired, the source serving again. */
 async function undo(source: NodeAddress, target: NodeAddress | null, subdomain: string, operation: string, log: (line: string) => void): Promise<void> {
-  if (target) {
-    await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone', operation });
-    await adminCall(target, 'POST', `/workspaces/${subdomain}/retire`, { operation });
+  try {
+    if (target) {
+      await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone', operation });
+      await adminCall(target, 'POST', `/workspaces/${subdomain}/retire`, { operation });
+    }
+  } catch (err) {
+    log(`could not retire the copy of ${subdomain} on the target: ${(err as Error).message}`);
+  } finally {
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/resume`, { operation }).catch((err: Error) => log(`could not resume ${subdomain} on the source: ${err.message}`));
   }
-  await adminCall(source, 'POST', `/workspaces/${subdomain}/resume`, { operation }).catch((err: Error) => log(`could not resume ${subdomain} on the source: ${err.message}`));
   log(`move of ${subdomain} undone; it is served by the source again`);
 }

@@ -27,11 +27,13 @@ export function ellipsize(word: string, width: number, size: number, measure: Me
 
 const wordsOf = (paragraph: string) => paragraph.split(/[ \t]+/).filter(Boolean);
 
-/** A word too wide for `width` in pieces that each fit it, split between characters. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** A word too wide for `width` in pieces that each fit it, split between characters (never inside an accented letter). */
 function pieces(word: string, width: number, size: number, measure: Measure): string[] {
   const out: string[] = [];
   let piece = '';
-  for (const char of word) {
+  for (const { segment: char } of graphemes.segment(word)) {
     if (piece && measure(piece + char, size) > width) {
       out.push(piece);
       piece = '';

@@ -32,6 +32,9 @@ const busy = (subdomain: string, h: { reason: string; since: Date }) =>
     extra: { reason: h.reason, since: h.since.toISOString() },
   });
 
+const lost = (subdomain: string, operation: string | null) =>
+  new AppError('conflict', 'hold_lost', `${subdomain} is no longer held by ${operation ?? 'this operation'} (it was resumed meanwhile): writes may have been taken since, so nothing more is done`);
+
 /**
  * The pause switch of every workspace of this process. Every write (a mutation through either door,
  * a job's pass) enters the gate first and leaves it when done; a hold refuses new writes with 503
@@ -92,11 +95,12 @@ export class WorkspaceGate {
 
   /**
    * Lifts a hold: the workspace takes writes again. With an operation, only that operation's hold
-   * (a hold of another is left as it is: false); without, any hold.
+   * (a hold of another is left as it is: false); without, any hold. With `kind`, only a hold of
+   * that kind (an operator who saw writes paused does not lift a hand-over by mistake).
    */
-  release(subdomain: string, operation?: string | null): boolean {
+  release(subdomain: string, operation?: string | null, kind?: Hold): boolean {
     const current = this.holds.get(subdomain);
-    if (!current || (operation !== undefined && current.operation !== operation)) return false;
+    if (!current || (operation !== undefined && current.operation !== operation) || (kind !== undefined && current.hold !== kind)) return false;
     return this.holds.delete(subdomain);
   }
 
@@ -104,6 +108,15 @@ export class WorkspaceGate {
   checkHeldBy(subdomain: string, operation: string | null): void {
     const current = this.holds.get(subdomain);
     if (current && current.operation !== operation) throw busy(subdomain, current);
+  }
+
+  /**
+   * For an operation's step that relies on its pause still being in force (sending the pages written
+   * before it, handing the workspace over): 409 `hold_lost` when it was lifted meanwhile.
+   */
+  requireHeldBy(subdomain: string, operation: string | null): void {
+    this.checkHeldBy(subdomain, operation);
+    if (!this.holds.has(subdomain)) throw lost(subdomain, operation);
   }
 
   state(subdomain: string): HoldState | null {

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Checkpointer } from './checkpointer.ts';
-import { WorkspaceGate } from './gate.ts';
+import { AppError } from '../errors.ts';
+import { WorkspaceGate, type Hold } from './gate.ts';
 import { WorkspaceHandle, type OpenOptions } from './handle.ts';
 import { isValidSubdomain } from './host.ts';
 
@@ -101,6 +102,9 @@ export class WorkspaceRegistry {
    * hold it is (see WorkspaceGate).
    */
   async handOver(subdomain: string, reason: string, operation: string | null = null): Promise<void> {
+    // The hold a workspace that left this node keeps (stray requests get 503) guards no file: the
+    // operation that brings a copy back (a restore) takes it over.
+    if (!this.exists(subdomain) && this.gate.state(subdomain)?.hold === 'all') this.gate.release(subdomain);
     await this.gate.hold(subdomain, 'all', reason, operation);
     const handle = this.open.get(subdomain);
     if (!handle) return;
@@ -113,8 +117,8 @@ export class WorkspaceRegistry {
    * Lifts a hold (only `operation`'s, when given); the next request opens the file afresh (it may
    * have been replaced meanwhile).
    */
-  resume(subdomain: string, operation?: string | null): boolean {
-    return this.gate.release(subdomain, operation);
+  resume(subdomain: string, operation?: string | null, kind?: Hold): boolean {
+    return this.gate.release(subdomain, operation, kind);
   }
 
   /**
@@ -122,8 +126,8 @@ export class WorkspaceRegistry {
    * nothing serves or lists it; an operator deletes it once sure. Returns its new path.
    */
   retire(subdomain: string, operation?: string | null, now = new Date()): string {
-    if (this.gate.state(subdomain)?.hold !== 'all') throw new Error(`workspace ${subdomain} must be handed over before it is retired`);
     if (operation !== undefined) this.gate.checkHeldBy(subdomain, operation);
+    if (this.gate.state(subdomain)?.hold !== 'all') throw new AppError('conflict', 'workspace_not_handed_over', `${subdomain} must be handed over before it is retired`);
     const dir = join(this.opts.dataDir, 'retired');
     mkdirSync(dir, { recursive: true });
     const target = join(dir, `${subdomain}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.sqlite`);
