@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyConsistent, whileFrozen } from '../src/workspaces/backup.ts';
+import { copyConsistent, copyWithWal, whileFrozen } from '../src/workspaces/backup.ts';
 
 /**
  * Copies taken byte for byte from a file that another process writes and checkpoints all the
@@ -41,13 +42,18 @@ function consistency(file: string) {
   }
 }
 
-/** A copy in 64 KiB pieces with a pause between them, so the writer commits and checkpoints many times during it. */
+/**
+ * A copy in 64 KiB pieces with a pause between them, so the writer commits and checkpoints many
+ * times during it; of the bytes the file had when it began (a WAL that grows faster than this
+ * copies would never end).
+ */
 async function slowCopy(from: string, to: string): Promise<void> {
   const source = openSync(from, 'r');
   const target = openSync(to, 'w');
   const buffer = Buffer.alloc(64 * 1024);
+  const size = statSync(from).size;
   try {
-    for (let at = 0, n; (n = readSync(source, buffer, 0, buffer.length, at)) > 0; at += n) {
+    for (let at = 0, n; at < size && (n = readSync(source, buffer, 0, Math.min(buffer.length, size - at), at)) > 0; at += n) {
       writeSync(target, buffer, 0, n);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
@@ -100,7 +106,7 @@ describe('consistent byte-for-byte copies of a file another process writes and c
   it('copyConsistent leaves a self-contained, consistent copy (rollback journal, no -wal)', async () => {
     for (let round = 0; round < 5; round++) {
       const copy = join(dir, `copy-${round}.sqlite`);
-      expect(await copyConsistent(file, copy)).toBe('bytes');
+      expect(await copyConsistent(file, copy)).toBe('frozen');
       const got = consistency(copy);
       expect(got.integrity).toBe('ok');
       expect(got.ledger.s).toBe(got.total);
@@ -114,7 +120,7 @@ describe('consistent byte-for-byte copies of a file another process writes and c
     }
   });
 
-  it('a reader that keeps part of the WAL out of the file (as Litestream does) makes it give up within a second; the copy is then made page by page', async () => {
+  it('a reader that keeps part of the WAL out of the file (as Litestream does) makes it give up within a second; the copy is then made with its WAL', async () => {
     const pinned = join(dir, 'pinned.sqlite');
     const db = new BetterSqlite3(pinned);
     db.pragma('journal_mode = WAL');
@@ -129,7 +135,7 @@ describe('consistent byte-for-byte copies of a file another process writes and c
       expect(await whileFrozen(pinned, async () => undefined)).toBe(false);
       expect(performance.now() - started).toBeLessThan(1500);
       const copy = join(dir, 'pinned-copy.sqlite');
-      expect(await copyConsistent(pinned, copy)).toBe('backup API');
+      expect(await copyConsistent(pinned, copy)).toBe('with its WAL');
       const check = new BetterSqlite3(copy, { readonly: true });
       expect(check.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 2 });
       check.close();
@@ -138,5 +144,32 @@ describe('consistent byte-for-byte copies of a file another process writes and c
       reader.close();
       db.close();
     }
+  });
+
+  it('a copy with its WAL is one moment of the file, with or without a long reader keeping part of the WAL out of it, while the writer commits and checkpoints', async () => {
+    const seen: number[] = [];
+    // The file copied slowly (the writer's checkpoints write into it meanwhile), its WAL after it as `cp` would.
+    const copyBytes = (from: string, to: string) => (from.endsWith('-wal') ? copyFile(from, to) : slowCopy(from, to));
+    for (const pinnedBy of [null, 'litestream', null, 'litestream'] as const) {
+      // As Litestream does: a read transaction held throughout, so checkpoints stop at its snapshot.
+      const pin = pinnedBy ? new BetterSqlite3(file, { readonly: true }) : null;
+      pin?.exec('BEGIN');
+      pin?.prepare('SELECT count(*) FROM ledger').get();
+      try {
+        const copy = join(dir, `wal-${seen.length}.sqlite`);
+        const image = await copyWithWal(file, copy, copyBytes);
+        expect(existsSync(`${copy}-wal`)).toBe(false);
+        const got = consistency(copy);
+        expect(got.integrity, pinnedBy ?? 'no long reader').toBe('ok');
+        expect(got.ledger.s).toBe(got.total);
+        expect(image.pageCount * image.pageSize).toBe(statSync(copy).size);
+        seen.push(got.ledger.n);
+      } finally {
+        pin?.exec('COMMIT');
+        pin?.close();
+      }
+    }
+    // Each copy is of a later moment than the one before: the writer went on throughout.
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
   });
 });

@@ -139,7 +139,7 @@ describe('a move copies a snapshot while writes go on, then only the pages writt
 });
 
 describe('a source whose file a long reader keeps from being checkpointed (as Litestream does)', () => {
-  it('moves it all the same, from copies made page by page, and leaves no copy behind', async () => {
+  it('moves it all the same, from copies of its file and WAL, and leaves no copy behind', async () => {
     provisionWorkspace(source.services.registry, { subdomain: 'pinned', timeZone: 'UTC', owner: { email: 'owner@pinned.test', firstName: 'O', lastName: 'P' } }, new Date());
     const handle = source.services.registry.get('pinned')!;
     handle.sqlite.exec('CREATE TABLE test_rows (n INTEGER); INSERT INTO test_rows VALUES (1)');

@@ -12,9 +12,6 @@ import { schemaState, type SchemaState } from './migrate.ts';
  * connection and never through the registry, so looking at a file never migrates it.
  */
 
-/** Bytes copied per step when the copy must leave the event loop free (a serving process). */
-const BYTES_PER_STEP_SHARED = 4 * 1024 * 1024;
-const ALL_PAGES = 0x7fffffff;
 /** How long `whileFrozen` keeps trying while locks are taken. */
 const FREEZE_WITHIN_MS = 5000;
 /**
@@ -112,16 +109,14 @@ function freeze(reader: BetterSqlite3.Database, writer: BetterSqlite3.Database):
 
 /**
  * Runs `work` on a consistent image of the live workspace file `source`: the file itself while it
- * is frozen (`whileFrozen`), or, when it cannot be frozen, a copy made with SQLite's backup API at
- * `scratch`, deleted afterwards. For a server's endpoints: the copy is made in steps, leaving its
- * event loop free between them.
+ * is frozen (`whileFrozen`), or, when it cannot be frozen, a copy of the file and its WAL at
+ * `scratch` (`copyWithWal`), deleted afterwards. For a server's endpoints: the copies run on the
+ * thread pool, leaving its event loop free.
  */
 export async function withConsistentImage(source: string, scratch: string, work: (path: string, image: FrozenFile) => Promise<void>): Promise<void> {
   if (await whileFrozen(source, (image) => work(source, image))) return;
   try {
-    await copyWithBackupApi(source, scratch, true);
-    const pageSize = pageSizeOf(scratch);
-    await work(scratch, { pageSize, pageCount: Math.floor(statSync(scratch).size / pageSize) });
+    await work(scratch, await copyWithWal(source, scratch));
   } finally {
     removeDatabaseFiles(scratch);
   }
@@ -130,12 +125,12 @@ export async function withConsistentImage(source: string, scratch: string, work:
 /**
  * Copies a live workspace file: what is committed when the copy is taken, never a half-written
  * transaction, while the server goes on serving. The file is copied byte for byte while frozen
- * (`whileFrozen`), as fast as `cp`; a file that cannot be frozen is copied with SQLite's online
- * backup API instead, page by page, 3-7 times slower. The copy is left as a single self-contained
- * file (rollback journal, no -wal), not yet flushed to disk: the caller syncs it (`backupFile`
- * while it checks it). Returns how it was copied.
+ * (`whileFrozen`), as fast as `cp`; a file that cannot be frozen is copied with its WAL instead
+ * (`copyWithWal`), about as fast. The copy is left as a single self-contained file (rollback
+ * journal, no -wal), not yet flushed to disk: the caller syncs it (`backupFile` while it checks
+ * it). Returns how it was copied.
  */
-export async function copyConsistent(source: string, target: string): Promise<'bytes' | 'backup API'> {
+export async function copyConsistent(source: string, target: string): Promise<'frozen' | 'with its WAL'> {
   if (existsSync(target)) throw new Error(`${target} already exists`);
   try {
     const frozen = await whileFrozen(source, async ({ pageSize, pageCount }) => {
@@ -143,13 +138,60 @@ export async function copyConsistent(source: string, target: string): Promise<'b
       // Bytes past the database's last page (none after a checkpoint) are not part of it.
       await truncate(target, pageSize * pageCount);
     });
-    if (!frozen) await copyWithBackupApi(source, target, false);
+    if (!frozen) await copyWithWal(source, target);
     await useRollbackJournal(target);
-    return frozen ? 'bytes' : 'backup API';
+    return frozen ? 'frozen' : 'with its WAL';
   } catch (err) {
-    rmSync(target, { force: true });
+    removeDatabaseFiles(target);
     throw err;
   }
+}
+
+/**
+ * A consistent copy of a live file that cannot be frozen, because a long reader (Litestream's)
+ * keeps part of its WAL out of it: the file and its WAL, both copied while a read transaction of
+ * ours lasts; the copied WAL is then folded into the copy. As Litestream's own snapshots, it relies
+ * on two rules of SQLite's WAL:
+ *
+ * - While our read transaction lasts, a checkpoint writes into the file only frames older than our
+ *   snapshot, and the WAL cannot start over, so those frames stay in it: every page a checkpoint
+ *   writes into the file while we copy it, possibly torn under our read, is in the WAL we copy.
+ *   (Begun on a WAL wholly in the file, the transaction reads the file alone, and then no
+ *   checkpoint can write to the file at all.)
+ * - Opening the copy replays the copied WAL's frames up to its last whole commit (the salts and
+ *   checksums of each frame say where that is), which rewrites every such page.
+ *
+ * The copy is the database as of a commit at least as recent as our read transaction (test:
+ * test/frozen-copy.test.ts). `copyBytes` is for tests, which slow the copy down to let many
+ * commits and checkpoints happen during it.
+ */
+export async function copyWithWal(source: string, target: string, copyBytes: (from: string, to: string) => Promise<void> = (from, to) => copyFile(from, to, constants.COPYFILE_EXCL)): Promise<FrozenFile> {
+  removeDatabaseFiles(target);
+  const reader = new BetterSqlite3(source, { fileMustExist: true });
+  try {
+    reader.pragma('busy_timeout = 5000');
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM sqlite_schema').get();
+    await copyBytes(source, target);
+    if (existsSync(`${source}-wal`)) await copyBytes(`${source}-wal`, `${target}-wal`);
+  } finally {
+    if (reader.inTransaction) reader.exec('COMMIT');
+    reader.close();
+  }
+  let image: FrozenFile;
+  const copy = new BetterSqlite3(target, { fileMustExist: true });
+  try {
+    const [folded] = copy.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (!folded || folded.busy !== 0) throw new Error(`could not fold the copied WAL into ${target}`);
+    image = { pageSize: copy.pragma('page_size', { simple: true }) as number, pageCount: copy.pragma('page_count', { simple: true }) as number };
+  } finally {
+    // The last connection to close deletes the (now empty) WAL.
+    copy.close();
+  }
+  rmSync(`${target}-shm`, { force: true });
+  // Bytes past the database's last page (the file may have been longer) are not part of it.
+  await truncate(target, image.pageSize * image.pageCount);
+  return image;
 }
 
 /**
@@ -174,22 +216,6 @@ export async function syncFile(file: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-/**
- * SQLite's online backup API: what is committed when the copy finishes, WAL included. With
- * `shareEventLoop`, in steps (a process that also serves requests); a step that finds the source
- * changed by another connection starts over, so on a busy file one big step is what finishes.
- */
-async function copyWithBackupApi(source: string, target: string, shareEventLoop: boolean): Promise<void> {
-  const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
-  try {
-    db.pragma('busy_timeout = 5000');
-    const pages = shareEventLoop ? Math.max(1, Math.round(BYTES_PER_STEP_SHARED / (db.pragma('page_size', { simple: true }) as number))) : ALL_PAGES;
-    await db.backup(target, { progress: () => pages });
-  } finally {
-    db.close();
   }
 }
 
