@@ -173,3 +173,62 @@ describe('consistent byte-for-byte copies of a file another process writes and c
     for (let i = 1; i < seen.length; i++) expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
   });
 });
+
+describe('a copy with its WAL, when the WAL starts over while it is copied', () => {
+  it('is the snapshot it began on: the file alone, since the WAL was wholly in it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hourbook-wal-restart-'));
+    const file = join(dir, 'live.sqlite');
+    const db = new BetterSqlite3(file);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('wal_autocheckpoint = 0');
+      db.exec('CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, pad BLOB); CREATE TABLE filler (x BLOB)');
+      for (let id = 1; id <= 3; id++) db.prepare('INSERT INTO acct VALUES (?, 100, zeroblob(3000))').run(id);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const transfer = db.transaction((from: number, to: number) => {
+        db.prepare('UPDATE acct SET bal = bal - 1 WHERE id = ?').run(from);
+        db.prepare('UPDATE acct SET bal = bal + 1 WHERE id = ?').run(to);
+      });
+      transfer(1, 2);
+      transfer(2, 3);
+      // The WAL is wholly in the file (and kept): a reader begun now reads the file alone.
+      db.pragma('wal_checkpoint(PASSIVE)');
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      const copyBytes = async (from: string, to: string) => {
+        if (!from.endsWith('-wal')) return copyFile(from, to);
+        // Half the WAL is copied, then a commit starts it over, then the rest is copied.
+        const source = openSync(from, 'r');
+        const target = openSync(to, 'w');
+        const buffer = Buffer.alloc(1 << 20);
+        try {
+          let at = readSync(source, buffer, 0, 32 + 2 * (24 + pageSize), 0);
+          writeSync(target, buffer, 0, at);
+          db.transaction(() => {
+            for (let i = 0; i < 20; i++) db.prepare('INSERT INTO filler VALUES (zeroblob(3000))').run();
+          })();
+          for (let n; (n = readSync(source, buffer, 0, buffer.length, at)) > 0; at += n) writeSync(target, buffer, 0, n);
+        } finally {
+          closeSync(source);
+          closeSync(target);
+        }
+      };
+      const copy = join(dir, 'copy.sqlite');
+      await copyWithWal(file, copy, copyBytes);
+      const got = new BetterSqlite3(copy, { readonly: true });
+      try {
+        expect(got.pragma('integrity_check', { simple: true })).toBe('ok');
+        expect(got.prepare('SELECT id, bal FROM acct ORDER BY id').all()).toEqual([
+          { id: 1, bal: 99 },
+          { id: 2, bal: 100 },
+          { id: 3, bal: 101 },
+        ]);
+        expect(got.prepare('SELECT count(*) AS n FROM filler').get()).toEqual({ n: 0 });
+      } finally {
+        got.close();
+      }
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

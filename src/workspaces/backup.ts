@@ -156,8 +156,9 @@ export async function copyConsistent(source: string, target: string): Promise<'f
  * - While our read transaction lasts, a checkpoint writes into the file only frames older than our
  *   snapshot, and the WAL cannot start over, so those frames stay in it: every page a checkpoint
  *   writes into the file while we copy it, possibly torn under our read, is in the WAL we copy.
- *   (Begun on a WAL wholly in the file, the transaction reads the file alone, and then no
- *   checkpoint can write to the file at all.)
+ * - Unless the transaction began on a WAL wholly in the file: it then reads the file alone (read
+ *   mark 0), no checkpoint can write to the file while it lasts, but the WAL may start over. If it
+ *   did while we copied it (its header changed), the file's copy alone is our snapshot.
  * - Opening the copy replays the copied WAL's frames up to its last whole commit (the salts and
  *   checksums of each frame say where that is), which rewrites every such page.
  *
@@ -169,11 +170,15 @@ export async function copyWithWal(source: string, target: string, copyBytes: (fr
   removeDatabaseFiles(target);
   const reader = new BetterSqlite3(source, { fileMustExist: true });
   try {
-    reader.pragma('busy_timeout = 5000');
-    reader.exec('BEGIN');
-    reader.prepare('SELECT count(*) FROM sqlite_schema').get();
+    await beginRead(reader);
     await copyBytes(source, target);
-    if (existsSync(`${source}-wal`)) await copyBytes(`${source}-wal`, `${target}-wal`);
+    if (existsSync(`${source}-wal`)) {
+      await copyBytes(`${source}-wal`, `${target}-wal`);
+      // The WAL started over (or was truncated) while it was copied, so the copy may hold the old
+      // header with new frames: possible only if our snapshot reads the file alone (read mark 0),
+      // which no checkpoint writes to meanwhile, so the file's copy alone is that snapshot.
+      if (!walHeader(`${source}-wal`).equals(walHeader(`${target}-wal`))) rmSync(`${target}-wal`);
+    }
   } finally {
     if (reader.inTransaction) reader.exec('COMMIT');
     reader.close();
@@ -181,6 +186,8 @@ export async function copyWithWal(source: string, target: string, copyBytes: (fr
   let image: FrozenFile;
   const copy = new BetterSqlite3(target, { fileMustExist: true });
   try {
+    // No fsync of the copy here, on the event loop of a server: the caller syncs it where it must.
+    copy.pragma('synchronous = OFF');
     const [folded] = copy.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
     if (!folded || folded.busy !== 0) throw new Error(`could not fold the copied WAL into ${target}`);
     image = { pageSize: copy.pragma('page_size', { simple: true }) as number, pageCount: copy.pragma('page_count', { simple: true }) as number };
@@ -192,6 +199,39 @@ export async function copyWithWal(source: string, target: string, copyBytes: (fr
   // Bytes past the database's last page (the file may have been longer) are not part of it.
   await truncate(target, image.pageSize * image.pageCount);
   return image;
+}
+
+/** The 32-byte header of a WAL file (its salts change whenever it starts over); empty for an empty file. */
+function walHeader(file: string): Buffer {
+  if (!existsSync(file)) return Buffer.alloc(0);
+  const fd = openSync(file, 'r');
+  try {
+    const header = Buffer.alloc(32);
+    return header.subarray(0, readSync(fd, header, 0, 32, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Begins a read transaction without waiting on a lock (busy_timeout 0, as `whileFrozen`): a taken
+ * lock, rare for a reader in WAL mode, is tried again after a pause for up to 5 s, so the event
+ * loop of a server is never held.
+ */
+async function beginRead(db: BetterSqlite3.Database): Promise<void> {
+  db.pragma('busy_timeout = 0');
+  const deadline = performance.now() + FREEZE_WITHIN_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      db.exec('BEGIN');
+      db.prepare('SELECT count(*) FROM sqlite_schema').get();
+      return;
+    } catch (err) {
+      if (db.inTransaction) db.exec('COMMIT');
+      if (!isBusy(err) || performance.now() > deadline) throw err;
+      await delay(Math.min(20, attempt + 1) * Math.random());
+    }
+  }
 }
 
 /**
