@@ -73,7 +73,7 @@ export async function postWebhooks(posts: readonly WebhookPost[], opts: { allowP
       });
       // What is left of the attempts' time once their host's name was resolved.
       const left = Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
-      const answers = await sendPinned(pinned, { parallel: opts.parallel ?? 1, timeoutMs: left, keepBytes: KEEP_BYTES });
+      const answers = await sendPinned(pinned, { parallel: opts.parallel ?? 1, timeoutMs: left, limitMs: timeoutMs, keepBytes: KEEP_BYTES });
       answers.forEach((result, n) => (results[at[n]!] = result));
     }),
   );

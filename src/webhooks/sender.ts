@@ -23,7 +23,7 @@ const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 10, timeout: 5000 }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: 10, timeout: 5000 }),
 };
-function post([url, address, family, headers, body], timeoutMs, keepBytes) {
+function post([url, address, family, headers, body], timeoutMs, limitMs, keepBytes) {
   return new Promise((resolve) => {
     let settled = false;
     let req = null;
@@ -34,7 +34,7 @@ function post([url, address, family, headers, body], timeoutMs, keepBytes) {
       resolve(result);
     };
     const timer = setTimeout(() => {
-      finish({ status: null, body: null, error: 'timed out after ' + timeoutMs / 1000 + ' s' });
+      finish({ status: null, body: null, error: 'timed out after ' + limitMs / 1000 + ' s' });
       if (req) req.destroy();
     }, timeoutMs);
     try {
@@ -72,7 +72,7 @@ function post([url, address, family, headers, body], timeoutMs, keepBytes) {
 }
 // A batch: its posts, \`parallel\` at a time; one answer with every result, in order, each with when
 // it started (ms after the batch arrived) and how long it took.
-parentPort.on('message', async ({ job, posts, parallel, timeoutMs, keepBytes }) => {
+parentPort.on('message', async ({ job, posts, parallel, timeoutMs, limitMs, keepBytes }) => {
   const arrived = performance.now();
   const results = new Array(posts.length);
   let next = 0;
@@ -80,7 +80,7 @@ parentPort.on('message', async ({ job, posts, parallel, timeoutMs, keepBytes }) 
     while (next < posts.length) {
       const i = next++;
       const started = performance.now();
-      const result = await post(posts[i], timeoutMs, keepBytes);
+      const result = await post(posts[i], timeoutMs, limitMs, keepBytes);
       results[i] = { ...result, startedAfterMs: Math.round(started - arrived), durationMs: Math.round(performance.now() - started) };
     }
   };
@@ -114,8 +114,10 @@ export type PinnedPost = [url: string, address: string, family: 4 | 6, headers: 
 export interface BatchLimits {
   /** How many POSTs run at once. */
   parallel: number;
-  /** Each POST's time limit. */
+  /** Each POST's time limit: what is left of `limitMs` once the host's name was resolved. */
   timeoutMs: number;
+  /** The attempt's whole time limit, as a timeout's error says it ("timed out after 10 s"). */
+  limitMs: number;
   /** How much of each answer is read and kept. */
   keepBytes: number;
 }
