@@ -1,5 +1,6 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -10,7 +11,7 @@ import { prepareTarget, startWriter, storedNames, type Target } from './helpers/
 import { controlSocketPath } from '../src/ops/control-socket.ts';
 import { adminCall } from '../src/ops/node-client.ts';
 import { send } from './helpers/http.ts';
-import { hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
+import { BIN, hourbook, spawnHourbook, type Spawned } from './helpers/processes.ts';
 import { freePort } from './helpers/ports.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'hourbook-backup-'));
@@ -43,6 +44,15 @@ afterAll(async () => {
   await server?.kill9();
   rmSync(root, { recursive: true, force: true });
 });
+
+/** `hourbook` run as another user (a uid and gid of its own), as root can. */
+function runAs(uid: number, environment: Record<string, string>, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { uid, gid: uid, env: { ...process.env, LOG_LEVEL: 'warn', ...environment }, timeout: 30_000 }, (err, _stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
+    );
+  });
+}
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const integrity = (file: string) => {
@@ -209,6 +219,20 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     expect(back.code).toBe(0);
     expect(await holdOf()).toBeUndefined();
     expect((await write()).status).toBe(200);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('a user the control socket refuses is told so, and restore and serve stop, instead of taking the server for absent', async () => {
+    // Another user than the server's (here: nobody, the tests running as root) may read the data directory.
+    chmodSync(root, 0o755);
+    chmodSync(dataDir, 0o755);
+    try {
+      for (const args of [['workspace', 'resume', 'acme'], ['restore', backupDir, 'acme', '--force'], ['serve']]) {
+        const res = await runAs(65534, { ...env, PORT: String(await freePort()), HOME: tmpdir() }, args);
+        expect(res, args.join(' ')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^hourbook: cannot reach the server of this data directory: its control socket .*\.hourbook\.sock refuses this user/) });
+      }
+    } finally {
+      chmodSync(root, 0o700);
+    }
   });
 
   it('restore refuses a copy that no longer matches its manifest', async () => {

@@ -20,7 +20,9 @@ export const stampOf = (at: Date) => at.toISOString().replace(/[-:]/g, '').repla
 
 /** The server serving the data directory, and how to reach it; null when none does. */
 export async function servingServer(services: AppServices) {
-  const server = await runningServer(services.config.dataDir).catch(() => null);
+  // A socket this user may not use throws: not reachable is not the same as not running, and
+  // replacing a file a server serves would lose its writes.
+  const server = await runningServer(services.config.dataDir);
   return server && { pid: server.pid, control: { socketPath: controlSocketPath(services.config.dataDir) } };
 }
 export type Serving = Awaited<ReturnType<typeof servingServer>>;

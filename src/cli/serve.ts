@@ -19,7 +19,7 @@ const portIsFree = (port: number, host: string) =>
 /** Refuses, before anything is written, to start a second server on a data directory or a port. */
 export async function ensureNotServing(services: AppServices): Promise<void> {
   const { dataDir, port, host } = services.config;
-  const other = await runningServer(dataDir).catch(() => null);
+  const other = await runningServer(dataDir);
   if (other) throw new UsageError(`hourbook is already running on ${dataDir} (pid ${other.pid}, ${other.url}); stop it first or use another DATA_DIR`);
   await portIsFree(port, host);
 }

@@ -22,15 +22,26 @@ export function controlSocketPath(dataDir: string): string {
   return join(tmpdir(), `hourbook-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}.sock`);
 }
 
-/** True when something accepts connections on the socket (a live server); a stale file left by a crash does not. */
+/** The control socket exists but this user may not connect to it: a server may well be running. */
+export class ControlSocketDenied extends Error {
+  constructor(path: string) {
+    super(`cannot reach the server of this data directory: its control socket ${path} refuses this user (run the command as the user the server runs as, or root)`);
+  }
+}
+
+/**
+ * True when something accepts connections on the socket (a live server); a stale file left by a
+ * crash does not. A socket this user may not connect to is neither: ControlSocketDenied, so that
+ * no command takes a server that serves the files for none.
+ */
 const answers = (path: string) =>
-  new Promise<boolean>((resolve) => {
+  new Promise<boolean>((resolve, reject) => {
     const socket = connect(path);
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
     });
-    socket.once('error', () => resolve(false));
+    socket.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EACCES' || err.code === 'EPERM' ? reject(new ControlSocketDenied(path)) : resolve(false)));
   });
 
 export class AlreadyServingError extends Error {}
@@ -43,11 +54,15 @@ export interface ServerStatus {
   status: string;
 }
 
-/** The status of the server serving `dataDir`, or null when none does. */
+/**
+ * The status of the server serving `dataDir`, or null when none does (or one that accepts the
+ * connection does not answer its status: it is stopping). ControlSocketDenied when this user may
+ * not ask.
+ */
 export async function runningServer(dataDir: string): Promise<ServerStatus | null> {
   const socketPath = controlSocketPath(dataDir);
   if (!existsSync(socketPath) || !(await answers(socketPath))) return null;
-  return adminCall<ServerStatus>({ socketPath }, 'GET', '/status');
+  return adminCall<ServerStatus>({ socketPath }, 'GET', '/status').catch(() => null);
 }
 
 /**
@@ -57,7 +72,7 @@ export async function runningServer(dataDir: string): Promise<ServerStatus | nul
 export async function listenControlSocket(dataDir: string, handler: RequestListener): Promise<{ close: () => Promise<void> }> {
   const path = controlSocketPath(dataDir);
   if (existsSync(path)) {
-    const other = await runningServer(dataDir).catch(() => null);
+    const other = await runningServer(dataDir);
     if (other) throw new AlreadyServingError(`hourbook (pid ${other.pid}, ${other.url}) already serves ${dataDir}`);
     rmSync(path, { force: true });
   }
