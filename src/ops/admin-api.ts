@@ -65,17 +65,18 @@ const reasonOf = (req: Request) => (typeof req.body?.reason === 'string' ? req.b
 
 /**
  * The operation a pause, hand-over, resume or retire is part of (a move's or a restore's id, in the
- * body's `operation`): a hold belongs to it (src/workspaces/gate.ts). Absent: null, and a resume
- * without one lifts any hold (an operator's way out of an abandoned move).
+ * body's `operation`): a hold belongs to it (src/workspaces/gate.ts). Absent: a hold taken belongs
+ * to no operation, and a resume lifts any hold (an operator's way out of an abandoned move).
  */
-function operationOf(req: Request): string | null | undefined {
+function operationOf(req: Request): string | undefined {
   const operation: unknown = req.body?.operation;
   if (operation === undefined || operation === null) return undefined;
-  if (typeof operation !== 'string' || operation.length === 0 || operation.length > 100) {
-    throw new AppError('unprocessable', 'validation_failed', 'operation must be a string of 1 to 100 characters', { details: [{ path: 'operation', message: 'must be a string of 1 to 100 characters' }] });
-  }
+  if (typeof operation !== 'string' || operation.length === 0 || operation.length > 100) throw invalidField('operation', 'must be a string of 1 to 100 characters');
   return operation;
 }
+
+/** 422 `validation_failed` for one field of an admin request's body, in the envelope's shape. */
+const invalidField = (path: string, message: string) => new AppError('unprocessable', 'validation_failed', `${path} ${message}`, { details: [{ path, message }] });
 
 /** Pause, resume, hand over and retire: what this node serves of a workspace. */
 function holdRoutes(router: Router, services: AppServices): void {
@@ -94,7 +95,7 @@ function holdRoutes(router: Router, services: AppServices): void {
   router.post('/workspaces/:subdomain/resume', (req, res) => {
     const subdomain = workspaceOf(services, req, true);
     const kind: unknown = req.body?.hold;
-    if (kind !== undefined && kind !== 'writes' && kind !== 'all') throw new AppError('unprocessable', 'validation_failed', 'hold must be writes or all', { details: [{ path: 'hold', message: 'must be writes or all' }] });
+    if (kind !== undefined && kind !== 'writes' && kind !== 'all') throw invalidField('hold', 'must be writes or all');
     const released = registry.resume(subdomain, operationOf(req), kind);
     if (released) logger.info({ workspace: subdomain }, 'workspace resumed');
     res.json({ ...stateOf(subdomain), released });
@@ -267,8 +268,7 @@ function targetRoutes(router: Router, services: AppServices, prepared: PreparedC
     const { from, source } = sourceNode(services, req);
     const copy = prepared.take(String(req.body?.transfer ?? ''), subdomain, from);
     try {
-      const operation = operationOf(req);
-      const changes = await requestChangedPages(source, subdomain, copy.hashes, copy.pageSize, operation ?? undefined).catch((err: unknown) => Promise.reject(relayed(err)));
+      const changes = await requestChangedPages(source, subdomain, copy.hashes, copy.pageSize, operationOf(req)).catch((err: unknown) => Promise.reject(relayed(err)));
       const applied = await applyChangedPages(changes, copy.file, copy.pageSize, copy.hashes);
       if (registry.exists(subdomain)) throw workspaceExists(subdomain);
       installCopy(copy.file, registry.fileFor(subdomain));

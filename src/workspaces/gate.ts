@@ -104,6 +104,12 @@ export class WorkspaceGate {
     return this.holds.delete(subdomain);
   }
 
+  /** The hold stays as it is, but belongs to no operation any more (its operation ended). */
+  disown(subdomain: string): void {
+    const current = this.holds.get(subdomain);
+    if (current) current.operation = null;
+  }
+
   /** Throws 409 `workspace_busy` when another operation than `operation` holds the workspace. */
   checkHeldBy(subdomain: string, operation: string | null): void {
     const current = this.holds.get(subdomain);

@@ -102,9 +102,10 @@ export class WorkspaceRegistry {
    * hold it is (see WorkspaceGate).
    */
   async handOver(subdomain: string, reason: string, operation: string | null = null): Promise<void> {
-    // The hold a workspace that left this node keeps (stray requests get 503) guards no file: the
-    // operation that brings a copy back (a restore) takes it over.
-    if (!this.exists(subdomain) && this.gate.state(subdomain)?.hold === 'all') this.gate.release(subdomain);
+    // The hold a retired workspace keeps (stray requests get 503) guards no file and belongs to no
+    // operation: the one that brings a copy back (a restore) takes it over.
+    const left = this.gate.state(subdomain);
+    if (!this.exists(subdomain) && left?.hold === 'all' && left.operation === null) this.gate.release(subdomain);
     await this.gate.hold(subdomain, 'all', reason, operation);
     const handle = this.open.get(subdomain);
     if (!handle) return;
@@ -136,6 +137,8 @@ export class WorkspaceRegistry {
     if (existsSync(`${file}-wal`)) renameSync(`${file}-wal`, `${target}-wal`);
     renameSync(file, target);
     rmSync(`${file}-shm`, { force: true });
+    // The hold stays, so stray requests get 503 `workspace_moved`, but its operation is over.
+    this.gate.disown(subdomain);
     return target;
   }
 
