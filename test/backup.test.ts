@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -233,6 +233,34 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     } finally {
       chmodSync(root, 0o700);
     }
+  });
+
+  it('a restore or vacuum of a workspace another such command works on stops at once and says who; a lock a killed command left is taken over', async () => {
+    const lock = join(dataDir, '.transfer', 'globex.lock');
+    const file = join(dataDir, 'globex.sqlite');
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      mkdirSync(join(dataDir, '.transfer'), { recursive: true });
+      writeFileSync(lock, JSON.stringify({ pid: other.pid, what: 'restore', since: '2026-11-29T10:00:00.000Z' }));
+      const before = sha256(file);
+      for (const args of [['restore', backupDir, 'globex', '--force'], ['vacuum', 'globex']]) {
+        const res = await hourbook(env, ...args);
+        expect(res.code).toBe(1);
+        expect(res.stderr).toContain(`globex is being worked on by another command (restore, pid ${other.pid}, since 2026-11-29T10:00:00.000Z)`);
+      }
+      expect(sha256(file)).toBe(before);
+      expect(JSON.parse(readFileSync(lock, 'utf8')).pid).toBe(other.pid);
+      expect(readdirSync(join(dataDir, '.transfer')).filter((n) => n.startsWith('globex-'))).toEqual([]);
+    } finally {
+      other.kill('SIGKILL');
+      await new Promise((r) => other.once('exit', r));
+    }
+    // Its holder is gone (killed): the next command takes the lock over, and lets go of it after.
+    const restored = await hourbook(env, 'restore', backupDir, 'globex', '--force');
+    expect(restored.stderr).toBe('');
+    expect(restored.code).toBe(0);
+    expect(existsSync(lock)).toBe(false);
+    expect(integrity(file)).toBe('ok');
   });
 
   it('restore refuses a copy that no longer matches its manifest', async () => {

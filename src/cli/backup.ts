@@ -6,7 +6,7 @@ import { backupFile, checkedAndHashed, checkOrError, damageOf, isHealthy, pageSi
 import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse, required, UsageError } from './args.ts';
 import { print, table, type Command } from './context.ts';
-import { installReplacement, refuseExisting, servingServer, stampOf, transferPath } from './replace-file.ts';
+import { claimTransfer, installReplacement, refuseExisting, servingServer, stampOf } from './replace-file.ts';
 
 const MANIFEST = 'manifest.json';
 
@@ -117,9 +117,13 @@ export const restore: Command = async (argv, services, io) => {
   const serving = await servingServer(services);
   const restored: string[] = [];
   for (const entry of entries) {
-    const incoming = transferPath(services, entry.subdomain, 'restore');
-    copyFileSync(files.get(entry.subdomain) as string, incoming);
-    await installReplacement(services, serving, entry.subdomain, incoming, 'restore');
+    const transfer = claimTransfer(services, entry.subdomain, 'restore');
+    try {
+      copyFileSync(files.get(entry.subdomain) as string, transfer.path);
+      await installReplacement(services, serving, entry.subdomain, transfer.path, 'restore');
+    } finally {
+      transfer.release();
+    }
     restored.push(entry.subdomain);
   }
   print(

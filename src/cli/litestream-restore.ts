@@ -9,7 +9,7 @@ import { isValidSubdomain } from '../workspaces/host.ts';
 import { parse, UsageError } from './args.ts';
 import { print, type Command } from './context.ts';
 import { LITESTREAM_OPTIONS, replicaOptions, type ReplicaValues } from './litestream.ts';
-import { installReplacement, refuseExisting, servingServer, transferPath } from './replace-file.ts';
+import { claimTransfer, installReplacement, refuseExisting, servingServer, type Transfer } from './replace-file.ts';
 
 const run = promisify(execFile);
 
@@ -70,8 +70,7 @@ function lastWords(text: string): string {
  * Restores one workspace from its replica into a scratch file and checks it. Returns the scratch
  * file, or why it cannot be used (the scratch file is then deleted).
  */
-async function restoreChecked(services: AppServices, configFile: string, entry: Entry, timestamp: string | undefined): Promise<{ file: string } | { error: string }> {
-  const scratch = transferPath(services, entry.subdomain, 'litestream');
+async function restoreChecked(scratch: string, configFile: string, entry: Entry, timestamp: string | undefined): Promise<{ file: string } | { error: string }> {
   try {
     return await restoreInto(scratch, configFile, entry, timestamp);
   } finally {
@@ -133,18 +132,22 @@ async function restoreAll(services: AppServices, configFile: string, entries: En
   const restored: { subdomain: string; bytes: number; retired: string | null }[] = [];
   const failed: { subdomain: string; error: string }[] = [];
   for (const entry of entries) {
-    const result = await restoreChecked(services, configFile, entry, timestamp);
-    if ('error' in result) {
-      failed.push({ subdomain: entry.subdomain, error: result.error });
-      continue;
-    }
-    const bytes = statSync(result.file).size;
+    let transfer: Transfer | undefined;
     try {
+      transfer = claimTransfer(services, entry.subdomain, 'litestream-restore');
+      const result = await restoreChecked(transfer.path, configFile, entry, timestamp);
+      if ('error' in result) {
+        failed.push({ subdomain: entry.subdomain, error: result.error });
+        continue;
+      }
+      const bytes = statSync(result.file).size;
       const retired = await installReplacement(services, serving, entry.subdomain, result.file, 'litestream-restore');
       restored.push({ subdomain: entry.subdomain, bytes, retired });
     } catch (err) {
-      // A workspace a move holds, say: the copy is deleted, the others go on.
+      // A workspace a move or another command holds, say: the copy is deleted, the others go on.
       failed.push({ subdomain: entry.subdomain, error: (err as Error).message });
+    } finally {
+      transfer?.release();
     }
   }
   return { restored, failed };

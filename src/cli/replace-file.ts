@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
 import { adminCall } from '../ops/node-client.ts';
 import type { AppServices } from '../services.ts';
-import { installCopy } from '../workspaces/backup.ts';
+import { installCopy, removeDatabaseFiles } from '../workspaces/backup.ts';
 import { UsageError } from './args.ts';
 
 /**
@@ -27,13 +27,76 @@ export async function servingServer(services: AppServices) {
 }
 export type Serving = Awaited<ReturnType<typeof servingServer>>;
 
-/** `DATA_DIR/.transfer/<subdomain>-<what>.sqlite`, cleared: where a copy is prepared before it is put in place. */
-export function transferPath(services: AppServices, subdomain: string, what: string): string {
+/** What a lock file in `DATA_DIR/.transfer/` says of the command that holds it. */
+interface LockHolder {
+  pid: number;
+  what: string;
+  since: string;
+}
+
+/** Whether a process with this id runs (one of another user counts: it cannot be signalled, but it runs). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readHolder(lock: string): LockHolder | null {
+  try {
+    return JSON.parse(readFileSync(lock, 'utf8')) as LockHolder;
+  } catch {
+    // Gone meanwhile, or cut short by a crash while it was written: nobody holds it.
+    return null;
+  }
+}
+
+/** One command's claim on a workspace's transfer: where its copy is prepared, and `release` once done. */
+export interface Transfer {
+  /** `DATA_DIR/.transfer/<subdomain>-<what>.sqlite`, cleared (a crashed run's copy is overwritten, not left behind). */
+  path: string;
+  /** Deletes the copy (if still there) and lets go of the workspace. */
+  release(): void;
+}
+
+/**
+ * Claims a workspace for a command that prepares a copy to put in its place (`restore`, `vacuum`,
+ * `litestream restore`): `DATA_DIR/.transfer/<subdomain>.lock`, created only if absent, names the
+ * process. A second such command for the same workspace stops at once and says who holds it,
+ * whether or not a server runs: two of them would otherwise prepare their copies under one name,
+ * each deleting the other's, and one could install a copy the other was still writing. A lock left
+ * by a process that no longer runs (killed) is taken over.
+ */
+export function claimTransfer(services: AppServices, subdomain: string, what: string): Transfer {
   const dir = join(services.config.dataDir, '.transfer');
   mkdirSync(dir, { recursive: true });
+  const lock = join(dir, `${subdomain}.lock`);
+  const holder: LockHolder = { pid: process.pid, what, since: services.clock().toISOString() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lock, JSON.stringify(holder), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const other = readHolder(lock);
+      if (other && isRunning(other.pid) && other.pid !== process.pid) {
+        throw new UsageError(`${subdomain} is being worked on by another command (${other.what}, pid ${other.pid}, since ${other.since}); run this again once it is done`);
+      }
+      if (attempt > 0) throw new UsageError(`cannot claim ${subdomain}: ${lock} is in the way`);
+      rmSync(lock, { force: true });
+    }
+  }
   const path = join(dir, `${subdomain}-${what}.sqlite`);
-  rmSync(path, { force: true });
-  return path;
+  removeDatabaseFiles(path);
+  return {
+    path,
+    release() {
+      removeDatabaseFiles(path);
+      if (readHolder(lock)?.pid === process.pid) rmSync(lock, { force: true });
+    },
+  };
 }
 
 /** Files written as root (a command run with sudo) go to the data directory's owner, so the service can open them. */

@@ -1,10 +1,10 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { checkFile, copyCompacted, isHealthy, pageSizeOf } from '../workspaces/backup.ts';
 import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse } from './args.ts';
 import { selected } from './backup.ts';
 import { print, type Command } from './context.ts';
-import { newOperation, pauseWrites, replaceWorkspaceFile, resume, servingServer, transferPath } from './replace-file.ts';
+import { claimTransfer, newOperation, pauseWrites, replaceWorkspaceFile, resume, servingServer } from './replace-file.ts';
 
 /** A file's bytes with those of its WAL: what the workspace takes on disk. */
 const bytesOf = (file: string) => statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
@@ -26,7 +26,8 @@ export const vacuum: Command = async (argv, services, io) => {
   for (const subdomain of names) {
     const file = services.registry.fileFor(subdomain);
     const before = { bytes: bytesOf(file), pageSize: pageSizeOf(file) };
-    const incoming = transferPath(services, subdomain, 'vacuum');
+    const transfer = claimTransfer(services, subdomain, 'vacuum');
+    const incoming = transfer.path;
     let retired: string | null;
     const operation = newOperation('vacuum');
     try {
@@ -38,7 +39,7 @@ export const vacuum: Command = async (argv, services, io) => {
       if (!isHealthy(check)) throw new Error(`the compacted copy of ${subdomain} failed its integrity check: ${check.integrity.slice(0, 3).join('; ')}`);
       retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum', { operation, paused: true });
     } finally {
-      rmSync(incoming, { force: true });
+      transfer.release();
       await resume(serving, subdomain, operation);
     }
     results.push({ subdomain, bytes_before: before.bytes, bytes_after: statSync(file).size, page_size_before: before.pageSize, page_size: PAGE_SIZE, retired });
