@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { checkFile, copyCompacted, isHealthy, pageSizeOf } from '../workspaces/backup.ts';
+import { checkFile, copyCompacted, damageOf, isHealthy, pageSizeOf } from '../workspaces/backup.ts';
 import { PAGE_SIZE } from '../workspaces/handle.ts';
 import { parse } from './args.ts';
 import { selected } from './backup.ts';
@@ -36,7 +36,7 @@ export const vacuum: Command = async (argv, services, io) => {
       // quick_check, while writes wait: VACUUM INTO built every index afresh from its table, which
       // is what the full check would compare (10 s against 0.2 s for a file of 265 MB).
       const check = checkFile(incoming, { quick: true });
-      if (!isHealthy(check)) throw new Error(`the compacted copy of ${subdomain} failed its integrity check: ${check.integrity.slice(0, 3).join('; ')}`);
+      if (!isHealthy(check)) throw new Error(`the compacted copy of ${subdomain} failed its integrity check (${damageOf(check)}); the workspace was left as it was`);
       retired = await replaceWorkspaceFile(services, serving, subdomain, incoming, 'vacuum', { operation, paused: true });
     } finally {
       transfer.release();
