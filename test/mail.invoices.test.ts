@@ -139,6 +139,33 @@ describe('delivery through a real SMTP server', () => {
     const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(deliveries.items.every((d) => d.status === 'failed' && /voided/.test(d.last_error ?? ''))).toBe(true);
   });
+
+  it('an invoice voided while its e-mail is being delivered, the attempt then failing, is not retried later', async () => {
+    const inv = await sendInvoice(env.alpha, { copy: false, attach: false });
+    let arrived!: () => void;
+    const dataArrived = new Promise<void>((resolve) => (arrived = resolve));
+    let answer!: (err: Error) => void;
+    smtp.answer = () => {
+      arrived();
+      return new Promise((resolve) => (answer = resolve));
+    };
+    try {
+      const pass = runJobOnce(outboxJob, env.services);
+      await dataArrived;
+      await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: inv.id });
+      answer(Object.assign(new Error('Try again later'), { responseCode: 421 }));
+      await pass;
+    } finally {
+      smtp.answer = null;
+    }
+    // The server is well again and the retry would be due: nothing goes to the client.
+    clock.advance(3_600_000);
+    await runJobOnce(outboxJob, env.services);
+    expect(smtp.received).toEqual([]);
+    const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
+    expect(deliveries.items).toHaveLength(2);
+    for (const d of deliveries.items) expect(d).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^cancelled: .*voided/) });
+  });
 });
 
 describe('mail that looks sent by the agency', () => {

@@ -96,11 +96,18 @@ function cancelIfRecipientGone(scope: Scope, row: OutboxRow): boolean {
   });
 }
 
-function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): 'retry' | 'failed' {
+/**
+ * Records a failed attempt: retried later, or failed for good after MAX_ATTEMPTS. Only while the
+ * message is still this attempt's (pending, with this attempt's claim): a cancellation made during
+ * the attempt (a payment recorded, the invoice voided, the recipient deleted) stands, else the
+ * retry would deliver a reminder to a client who has paid. Returns 'cancelled' when it did.
+ */
+function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): 'retry' | 'failed' | 'cancelled' {
   const failures = row.attempts + 1;
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
   const final = failures >= MAX_ATTEMPTS;
-  db.update(outbox)
+  const changed = db
+    .update(outbox)
     .set({
       attempts: failures,
       status: final ? 'failed' : 'pending',
@@ -108,8 +115,9 @@ function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): '
       claimedAt: null,
       nextAttemptAt: final ? row.nextAttemptAt : new Date(now.getTime() + backoffMs(failures)).toISOString(),
     })
-    .where(eq(outbox.id, row.id))
-    .run();
+    .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), row.claimedAt === null ? isNull(outbox.claimedAt) : eq(outbox.claimedAt, row.claimedAt)))
+    .run().changes;
+  if (changed === 0) return 'cancelled';
   return final ? 'failed' : 'retry';
 }
 
@@ -183,8 +191,7 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
         await (transport ?? own!).send(message, row.id);
       } catch (err) {
         const outcome = recordFailure(db, row, err, services.clock());
-        if (outcome === 'failed') result.failed++;
-        else result.retried++;
+        result[outcome === 'failed' ? 'failed' : outcome === 'retry' ? 'retried' : 'cancelled']++;
         services.logger.warn({ err, outbox_id: row.id, workspace: handle.subdomain, outcome }, 'mail delivery failed');
         continue;
       }

@@ -7,8 +7,14 @@ export interface Received {
   mail: ParsedMail;
 }
 
-/** A real SMTP server on localhost that keeps every message it accepts. */
-export async function startSmtp(port = 0): Promise<{ port: number; received: Received[]; close: () => Promise<void> }> {
+/**
+ * Decides, once a message's data has arrived, whether the server accepts it (null) or answers with
+ * an error (an `Error` with a `responseCode`, such as 421): a test can hold the answer meanwhile.
+ */
+export type SmtpAnswer = (mail: ParsedMail) => Promise<Error | null>;
+
+/** A real SMTP server on localhost that keeps every message it accepts; `answer`, when set, decides first. */
+export async function startSmtp(port = 0): Promise<{ port: number; received: Received[]; answer: SmtpAnswer | null; close: () => Promise<void> }> {
   const received: Received[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -16,7 +22,9 @@ export async function startSmtp(port = 0): Promise<{ port: number; received: Rec
     logger: false,
     onData(stream, session, callback) {
       simpleParser(stream)
-        .then((mail) => {
+        .then(async (mail) => {
+          const refused = control.answer ? await control.answer(mail) : null;
+          if (refused) return callback(refused);
           received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
           callback();
         })
@@ -28,7 +36,8 @@ export async function startSmtp(port = 0): Promise<{ port: number; received: Rec
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const address = (server as unknown as { server: { address(): AddressInfo } }).server.address();
-  return { port: address.port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const control = { port: address.port, received, answer: null as SmtpAnswer | null, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return control;
 }
 
 /** The first message the server caught for this address, waiting for it up to `timeoutMs`. */
