@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, invoices, outbox, payments, projects, timeEntries } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
+import { outboxJob } from '../src/jobs/outbox.ts';
 import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { callerFor, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
@@ -209,6 +210,25 @@ describe('payments', () => {
     expect((await ws.caller.invoices.deletePayment({ email, payment_id: b.payment.id })).invoice).toMatchObject({ status: 'partially_paid', balance_due: 60, paid_at: null });
     expect((await ws.caller.invoices.deletePayment({ email, payment_id: a.payment.id })).invoice).toMatchObject({ status: 'sent', balance_due: 100 });
     expect(await code(ws.caller.invoices.deletePayment({ email, payment_id: a.payment.id }))).toBe('payment_not_found');
+  });
+
+  it('deleting the payment of an invoice whose e-mail was cancelled while it was paid settles it: a draft again, not stuck in sending', async () => {
+    const client = makeClient(ws.handle.db);
+    const ann = makeRecipient(ws.handle.db, client.id);
+    const inv = await create(client.id, { total: 100, invoice_services: [{ unit_amount: 100 }], send_email: true, invoice_details: { recipient_ids: [ann.id] } });
+    expect(inv.status).toBe('sending');
+    const paid = await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 30, method: 'cash' });
+    expect(paid.invoice.status).toBe('partially_paid');
+    // The only recipient is deleted before the mail goes out: the worker cancels it.
+    await ws.caller.recipients.delete({ client_id: client.id, recipient_id: ann.id });
+    await runJobOnce(outboxJob, env.services);
+    expect(ws.handle.db.select({ status: outbox.status }).from(outbox).where(eq(outbox.invoiceId, inv.id)).all()).toEqual([{ status: 'failed' }]);
+
+    const undone = await ws.caller.invoices.deletePayment({ email, payment_id: paid.payment.id });
+    expect(undone.invoice.status).toBe('draft');
+    expect(invoiceRow(inv.id)).toMatchObject({ status: 'draft', sentAt: null });
+    // A draft again, it can be sent.
+    expect(await ws.caller.invoices.send({ email, invoice_id: inv.id, invoice_details: { recipient_ids: [makeRecipient(ws.handle.db, client.id).id] } })).toMatchObject({ invoice: { status: 'sending' } });
   });
 
   it('422 naming the field: future date, too many decimals, zero, a draft, a void invoice, a credit note', async () => {

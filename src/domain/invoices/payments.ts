@@ -9,7 +9,7 @@ import { recordEvent } from '../events.ts';
 import { fromMinor, minorAmountProblem, toMinor } from '../money.ts';
 import type { Scope } from '../scope.ts';
 import { balanceDueMinor, paidByInvoice, statusAfterPayments, todayIn } from './balance.ts';
-import { CANCELLED_PREFIX } from './settle.ts';
+import { CANCELLED_PREFIX, settleInvoiceDelivery } from './settle.ts';
 import { findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
 import type { deletePaymentInput, invoiceIdInput, markPaidInput, paymentOutput, paymentsOutput, PaymentRecord, recordPaymentInput, statusChangeOutput } from './schemas.ts';
@@ -185,6 +185,10 @@ export function deletePayment(scope: Scope, input: z.output<typeof deletePayment
       .where(eq(invoices.id, invoice.id))
       .returning()
       .all();
-    return { invoice: summaryOf(scope, tx, updated!) };
+    if (status !== 'sending') return { invoice: summaryOf(scope, tx, updated!) };
+    // Back to `sending` with its e-mail perhaps settled while it was paid (every client message
+    // cancelled, say): it settles now, else nothing ever would (sent, or a draft again).
+    settleInvoiceDelivery(scope, tx, invoice.id);
+    return { invoice: summaryOf(scope, tx, findInvoice(tx, invoice.id)) };
   });
 }
