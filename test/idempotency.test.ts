@@ -257,6 +257,19 @@ describe('Idempotency-Key on tRPC mutations over HTTP', () => {
       expect(storedKey(`secret-${path}`)).toBeUndefined();
     }
     expect(endpoints()).toBe(before);
+    // Named as tRPC reads names (percent-decoded, the last segment), the refusal is the same.
+    const keys = () => env.alpha.handle.sqlite.prepare('SELECT count(*) FROM api_keys').pluck().get();
+    const keysBefore = keys();
+    for (const path of ['apiKeys%2Ecreate', 'x/apiKeys.create', 'webhooks%2ErotateSecret']) {
+      const res = await trpcPost(path, { label: 'ci', email: env.alpha.ownerEmail, webhook_id: 'none' }, `secret-${path}`);
+      expect(res.status, path).toBe(422);
+      expect(res.body.error.data.code, path).toBe('idempotency_key_not_accepted');
+      expect(storedKey(`secret-${path}`)).toBeUndefined();
+    }
+    const encodedBatch = await trpcPost('apiKeys.create%2CapiKeys.create?batch=1', { 0: { label: 'a' }, 1: { label: 'b' } }, 'secret-batch');
+    expect(encodedBatch.body.map((r: { error: { data: { code: string } } }) => r.error.data.code)).toEqual(['idempotency_key_batch', 'idempotency_key_batch']);
+    expect(storedKey('secret-batch')).toBeUndefined();
+    expect(keys()).toBe(keysBefore);
     // without a key it is answered, secret and all
     const made = await send(env.url, 'POST', '/trpc/webhooks.create', { host: env.alpha.host, key: env.alpha.key, body: { email: env.alpha.ownerEmail, url: 'https://hooks.example.com/in' } });
     expect(made.body.result.data.secret).toMatch(/^whsec_/);

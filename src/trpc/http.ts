@@ -66,6 +66,24 @@ function trpcAnswer(batch: boolean): (procedure: string, output: unknown) => Sto
 }
 
 /**
+ * The procedures a request calls, named exactly as tRPC's Express adapter and resolver name them:
+ * the path's last segment, percent-decoded, split at commas for a batch (`?batch=1`). Read any
+ * other way, `apiKeys%2Ecreate` or `/x/apiKeys.create` would pass for another name than the one
+ * tRPC runs, and a key's stored answer could keep a secret shown once.
+ */
+function proceduresCalled(req: Request): string[] {
+  const last = req.path.slice(req.path.lastIndexOf('/') + 1);
+  let path: string;
+  try {
+    path = decodeURIComponent(last);
+  } catch {
+    // tRPC refuses it (400) before any procedure runs.
+    return [last];
+  }
+  return req.query.batch === '1' ? path.split(',') : [path];
+}
+
+/**
  * `Idempotency-Key` on tRPC's HTTP form (docs/idempotency.md): a POST (mutation) carrying one
  * claims the key on its headers, then its body is read here (and handed to tRPC as text) to match
  * it with the key's stored first answer: replayed, refused, or run with its answer kept. Refusals
@@ -79,10 +97,11 @@ async function idempotencyOfMutation(ctx: Context, req: Request, res: Response):
     const key = idempotencyKeyOf(req.method, req.headers);
     if (key === null) return 'continue';
     const auth = authenticate(ctx);
-    if (req.query.batch !== undefined && req.path.split(',').length > 1) {
+    const procedures = proceduresCalled(req);
+    if (procedures.length !== 1) {
       throw new AppError('unprocessable', 'idempotency_key_batch', 'An Idempotency-Key covers one call: send each mutation in a request of its own');
     }
-    const procedure = req.path.slice(1);
+    const procedure = procedures[0]!;
     if (answersWithSecret(procedure)) {
       throw new AppError(
         'unprocessable',
