@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
 import {
+  currencyDecimals,
   decimalOf,
   decimalPlaces,
   decimalText,
@@ -123,6 +124,19 @@ describe('currencies', () => {
     expect(timeAmountMinor(1200, 10000)).toBe(3333); // 20 min at 10.000 BHD = 3.333
     expect(fromMinor(3333, 'BHD')).toBe(3.333);
     expect(formatMoney(3333, 'BHD')).toMatch(/3\.333/);
+  });
+
+  it('minor units are the digits amounts are shown with, pinned: whole forints and rupiahs, three decimals for dinars', () => {
+    expect([currencyDecimals('HUF'), currencyDecimals('IDR'), currencyDecimals('IQD'), currencyDecimals('ISK')]).toEqual([0, 0, 0, 0]);
+    expect([currencyDecimals('KWD'), currencyDecimals('LYD'), currencyDecimals('USD'), currencyDecimals('CHF')]).toEqual([3, 3, 2, 2]);
+    expect(toMinor(1500, 'HUF')).toBe(1500);
+    expect(toMinor(1500.5, 'HUF')).toBeNull();
+    expect(formatMoney(150000, 'HUF')).toMatch(/^HUF\s150,000$/);
+    // The pinned table is what this Node's ICU formats with, for every currency it knows.
+    const differing = Intl.supportedValuesOf('currency').filter(
+      (c) => new Intl.NumberFormat('en', { style: 'currency', currency: c }).resolvedOptions().maximumFractionDigits !== currencyDecimals(c),
+    );
+    expect(differing).toEqual([]);
   });
 
   it('compares a stated total within 0.01 in exact decimals', () => {

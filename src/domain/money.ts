@@ -5,17 +5,21 @@ import { AppError } from '../errors.ts';
  * from the API's decimal numbers goes through their decimal text, never through float arithmetic.
  */
 
-const decimalsCache = new Map<string, number>();
+/**
+ * Currencies kept in whole units: CLDR's currency digits (what Node 20's ICU formats with), which
+ * follow ISO 4217 except where the subunit is not in use (HUF, IDR, COP, PKR, IQD, ...: ISO says 2
+ * or 3). Pinned here rather than read from ICU at run time: stored `*_minor` amounts mean what
+ * these digits say, and an ICU upgrade that changed one would misread every stored amount.
+ */
+const ZERO_DECIMALS = new Set([
+  'AFN', 'ALL', 'BIF', 'CLP', 'COP', 'DJF', 'GNF', 'HUF', 'IDR', 'IQD', 'IRR', 'ISK', 'JPY', 'KMF', 'KPW', 'KRW', 'LAK',
+  'LBP', 'MGA', 'MMK', 'PKR', 'PYG', 'RWF', 'SLL', 'SOS', 'SYP', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF', 'YER',
+]);
+/** Currencies with three decimals (CLDR, as ISO 4217 save IQD). Every other currency has two. */
+const THREE_DECIMALS = new Set(['BHD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
 
-/** How many decimals a currency has (USD 2, JPY 0, BHD 3), from ICU's currency data. */
-export function currencyDecimals(currency: string): number {
-  let d = decimalsCache.get(currency);
-  if (d === undefined) {
-    d = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-    decimalsCache.set(currency, d);
-  }
-  return d;
-}
+/** How many decimals a currency's amounts have (USD 2, JPY 0, HUF 0, BHD 3): its minor unit. */
+export const currencyDecimals = (currency: string): number => (ZERO_DECIMALS.has(currency) ? 0 : THREE_DECIMALS.has(currency) ? 3 : 2);
 
 /**
  * Splits a finite number's shortest decimal text into sign, integer digits and fraction digits.
