@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamMembers } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
@@ -82,8 +82,17 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
     await look(signedOut, 'forgot-password');
     await signedOut.close();
 
-    await owner.goto(linkIn(cliOutput));
+    // The link's token never travels in an address (proxies log those): its check is POSTed.
+    const calls: { method: string; url: string; body: string }[] = [];
+    const record = (r: Request) => void (r.url().includes('/trpc') && calls.push({ method: r.method(), url: r.url(), body: r.postData() ?? '' }));
+    owner.on('request', record);
+    const link = linkIn(cliOutput);
+    await owner.goto(link);
     await owner.getByRole('heading', { name: 'Welcome to story' }).waitFor();
+    owner.off('request', record);
+    const token = link.slice(link.indexOf('#token=') + '#token='.length);
+    expect(calls.find((c) => c.url.includes('auth.checkLink'))).toMatchObject({ method: 'POST', body: expect.stringContaining(token) });
+    expect(calls.filter((c) => c.url.includes(token))).toEqual([]);
     await look(owner, 'set-password');
     await owner.getByLabel('New password').fill(PASSWORD);
     await owner.getByLabel('Repeat the password').fill(PASSWORD);

@@ -6,18 +6,23 @@ import type { AppRouter } from '../../src/trpc/router.ts';
 const csrf = () => ({ 'x-hourbook-csrf': '1' });
 /** Longer query inputs than this (URL-encoded) go in a POST body: an invoice preview of hundreds of entries does not fit a URL. */
 const QUERY_IN_URL = 3000;
+/**
+ * Queries whose input is a secret (a one-time link's token) are POSTed too: an address ends up in
+ * proxies' access logs, which would keep a live invite or reset link (docs/auth.md).
+ */
+const SECRET_INPUT = new Set(['auth.checkLink']);
 
 /**
  * The typed client of the server's procedures. Same origin, so the session cookie goes along; every
  * call carries the CSRF header the server demands of cookie calls (docs/auth.md). Batching answers
  * a batch at once (not streamed), so a procedure can still set the session cookie. Queries travel
- * as GET, except one whose input is too long for an address, which is POSTed (the server allows
- * that override; it is still only a query).
+ * as GET, except one whose input is too long for an address or secret, which is POSTed (the server
+ * allows that override; it is still only a query).
  */
 export const api = createTRPCClient<AppRouter>({
   links: [
     splitLink({
-      condition: (op) => op.type === 'query' && encodeURIComponent(JSON.stringify(op.input ?? null)).length > QUERY_IN_URL,
+      condition: (op) => op.type === 'query' && (SECRET_INPUT.has(op.path) || encodeURIComponent(JSON.stringify(op.input ?? null)).length > QUERY_IN_URL),
       true: httpBatchLink({ url: '/trpc', methodOverride: 'POST', headers: csrf }),
       false: httpBatchLink({ url: '/trpc', maxURLLength: 2 * QUERY_IN_URL, headers: csrf }),
     }),
