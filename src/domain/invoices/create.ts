@@ -16,7 +16,7 @@ import { assertTotal, priceInvoice, type PricedInvoice } from './price.ts';
 import { billableEntries } from './queries.ts';
 import { freshDocument, toInvoiceRecord, type InvoiceRow } from './records.ts';
 import { queueSending } from './sending.ts';
-import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf, setInvoiceRecipients } from './store.ts';
+import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf, setInvoiceRecipients, timeEntryIdsOf } from './store.ts';
 import type { CreateInput, createOutput } from './schemas.ts';
 import type { z } from 'zod';
 
@@ -75,7 +75,7 @@ function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, pr
  */
 function insertInvoice(scope: Scope, tx: Transaction, row: InvoiceRow, priced: PricedInvoice, entries: ReadonlyMap<string, BillableEntry>, projectIds: string[], recipients: RecipientRow[]): void {
   tx.insert(invoices).values(row).run();
-  const newEntryIds = priced.lines.flatMap((l) => (l.timeEntryId ? [l.timeEntryId] : []));
+  const newEntryIds = timeEntryIdsOf(priced.lines);
   insertPriced(scope, tx, row.id, priced, row.createdAt, { entries, newEntryIds });
   if (projectIds.length) {
     tx.insert(invoiceProjects).values(projectIds.map((projectId) => ({ invoiceId: row.id, projectId }))).run();
