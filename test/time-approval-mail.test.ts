@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalDigests, outbox, workspace } from '../src/db/schema/index.ts';
 import { dueDigestDate, nextDigestAt, queueDueDigests } from '../src/domain/time-entries/digest.ts';
-import { instantAt } from '../src/domain/time/calendar.ts';
+import { addDays, instantAt, localDateTime } from '../src/domain/time/calendar.ts';
 import { approvalDigestJob } from '../src/jobs/approval-digest.ts';
 import { jobs } from '../src/jobs/index.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
@@ -147,6 +147,46 @@ describe('weekly approval digest', () => {
   });
 });
 
+describe('a digest day changed within a week', () => {
+  it('sends no second digest that week; the next week sends on the new day', async () => {
+    const week = env.workspace('daychange');
+    const db = week.handle.db;
+    const s = makeProjectSetup(db, { project: { enableApprovals: true, notifyWeekly: true, notificationDay: 'wednesday', notificationTime: '09:00' } });
+    makeProjectUser(db, s.project.id, makeMember(db, { firstName: 'Pia' }).id, { role: 'project_manager' });
+    makeTimeEntry(db, { clientId: s.client.id, projectId: s.project.id, taskId: s.task.id, userId: s.member.id }, { status: 'pending_approval', recordedOn: '2026-11-17' });
+    const digests = () => db.select().from(outbox).where(eq(outbox.kind, 'approval_digest')).all().map((m) => m.createdAt);
+    const pass = async (iso: string) => {
+      clock.set(iso);
+      await runJobOnce(approvalDigestJob, services(), ['daychange']);
+    };
+    const next = () => new Date(nextDigestAt(scopeOf(env.services, week.handle, clock()))).toISOString();
+    const setDay = async (day: string) => {
+      const res = await week.api.patch(`/api/external/v1/projects/${s.project.id}`, { email: week.ownerEmail, project: { timesheet_approval_email_notification_day: day } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+
+    await pass('2026-11-18T10:00:00.000Z'); // Wednesday 10:00 UTC: this week's digest goes out
+    expect(digests()).toEqual(['2026-11-18T10:00:00.000Z']);
+
+    // Monday has passed this week, but the week had its digest: the next is next Monday's.
+    await setDay('monday');
+    await pass('2026-11-18T11:00:00.000Z');
+    expect(digests()).toHaveLength(1);
+    expect(next()).toBe('2026-11-23T09:00:00.000Z');
+
+    // Friday is still ahead this week, but the week had its digest: the next is next week's Friday.
+    await setDay('friday');
+    expect(next()).toBe('2026-11-27T09:00:00.000Z');
+    await pass('2026-11-20T09:00:00.000Z');
+    await pass('2026-11-23T09:00:00.000Z');
+    expect(digests()).toHaveLength(1);
+
+    await pass('2026-11-27T09:00:00.000Z');
+    expect(digests()).toEqual(['2026-11-18T10:00:00.000Z', '2026-11-27T09:00:00.000Z']);
+    expect(db.select().from(approvalDigests).all().map((r) => r.sentFor)).toEqual(['2026-11-18', '2026-11-27']);
+  });
+});
+
 describe('instant approval requests', () => {
   it('are queued with the entry and wake the outbox worker after the commit', async () => {
     clock.set('2026-11-18T10:00:00.000Z');
@@ -187,6 +227,41 @@ describe('instantAt', () => {
     expect(at('2026-03-29', '02:30', 'Europe/Berlin')).toBe('2026-03-29T01:00:00.000Z');
     expect(at('2026-03-08', '02:30', 'America/New_York')).toBe('2026-03-08T07:00:00.000Z');
     expect(at('2026-10-25', '02:30', 'Europe/Berlin')).toBe('2026-10-25T00:30:00.000Z');
+  });
+
+  it('a doubled reading is its first time also where the clocks go back by other than an hour', () => {
+    // Lord Howe goes back 30 minutes (02:00 +11 to 01:30 +10:30): 01:45 is first 14:45 UTC, again at 15:15.
+    expect(at('2026-04-05', '01:45', 'Australia/Lord_Howe')).toBe('2026-04-04T14:45:00.000Z');
+    // Troll goes back 2 hours (03:00 +02 to 01:00 +00): 01:15 is first 23:15 UTC the day before.
+    expect(at('2026-10-25', '01:15', 'Antarctica/Troll')).toBe('2026-10-24T23:15:00.000Z');
+  });
+
+  it("agrees with a search of the zone's clock around every change of 2026", () => {
+    const wall = (date: string, time: string) => Date.parse(`${date}T${time}:00Z`);
+    const reading = (t: number, zone: string) => {
+      const local = localDateTime(new Date(t), zone);
+      return wall(local.date, local.time);
+    };
+    const quarter = 15 * 60_000;
+    for (const zone of ['Australia/Lord_Howe', 'Antarctica/Troll', 'Europe/Berlin', 'America/St_Johns', 'Pacific/Chatham']) {
+      // The days around each change of the zone's offset in 2026.
+      const days = new Set<string>();
+      for (let d = '2026-01-01'; d < '2027-01-01'; d = addDays(d, 1)) {
+        const noon = wall(d, '12:00');
+        if (reading(noon, zone) - noon !== reading(noon + 86_400_000, zone) - noon - 86_400_000) for (const k of [0, 1, 2]) days.add(addDays(d, k));
+      }
+      expect(days.size, zone).toBeGreaterThan(0);
+      for (const date of days) {
+        for (let m = 0; m < 1440; m += 15) {
+          const time = `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+          const wanted = wall(date, time);
+          // Offsets and their changes fall on quarter hours: the first quarter hour reading `wanted` or later.
+          let expected = wanted - 15 * 3_600_000;
+          while (reading(expected, zone) < wanted) expected += quarter;
+          expect(at(date, time, zone), `${zone} ${date} ${time}`).toBe(new Date(expected).toISOString());
+        }
+      }
+    }
   });
 });
 

@@ -45,7 +45,8 @@ export interface ActorScope extends Scope {
 
 /**
  * Background work a committed change can ask for: mail delivery, webhook delivery, and `changed`,
- * which every committed write asks for so the jobs whose schedule follows the data look again.
+ * which every committed write that changed rows asks for so the jobs whose schedule follows the
+ * data look again.
  */
 export type Effect = 'outbox' | 'webhooks' | 'changed';
 
@@ -115,6 +116,12 @@ const immediateTransaction = (db: Database) => {
   return <T>(work: () => T): T => run.immediate(work) as T;
 };
 
+/**
+ * Rows the connection changed since it opened (SQLite's `total_changes()`, triggers included); the
+ * same before and after a write when the write changed nothing.
+ */
+const totalChanges = (db: Database) => connectionOf(db).prepare<[], number>('SELECT total_changes()').pluck();
+
 export function openScope(source: ScopeSource, run: (effect: Effect) => void): OpenScope {
   const effects = new Set<Effect>();
   const commits: Promise<void>[] = [];
@@ -132,17 +139,24 @@ export function openScope(source: ScopeSource, run: (effect: Effect) => void): O
       if (current) return work(current);
       if (source.shareCommit) commits.push(source.commits.join());
       else source.commits.flush();
+      const changesBefore = source.memo(totalChanges).get()!;
+      let changedRows = false;
       const result = source.memo(immediateTransaction)(() => {
         current = source.db;
         try {
           const result = work(source.db);
+          // Counted before the door's hooks: a call that changed nothing but recorded its answer
+          // (an idempotency key) moved nothing a job schedules by.
+          changedRows = source.memo(totalChanges).get()! !== changesBefore;
           for (const hook of hooks.splice(0)) hook(source.db, result);
           return result;
         } finally {
           current = null;
         }
       });
-      effects.add('changed');
+      // Only a write that changed rows can move a job's schedule. A job's own pass that found
+      // nothing to do would otherwise wake the jobs again a second later, and so on forever.
+      if (changedRows) effects.add('changed');
       return result;
     },
     after(effect) {

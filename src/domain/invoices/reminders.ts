@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, max, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { clients, invoiceRecipients, invoiceReminders, invoices, recipients } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';
@@ -84,23 +84,59 @@ function remindOne(scope: Scope, invoiceId: string, today: string): number {
   });
 }
 
+/** Whether the reminder of an invoice for a date is recorded (queued once already). */
+const reminderStatements = (db: Db) => ({
+  recorded: db
+    .select({ invoiceId: invoiceReminders.invoiceId })
+    .from(invoiceReminders)
+    .where(and(eq(invoiceReminders.invoiceId, sql.placeholder('invoiceId')), eq(invoiceReminders.remindOn, sql.placeholder('remindOn'))))
+    .prepare(),
+});
+
+interface ReminderState {
+  id: string;
+  dueDate: string;
+  /** The first day the quiet week after the invoice went out allows a reminder; null when it never went out. */
+  notBefore: string | null;
+  /** The reminder date due today, recorded or not; null when none is. */
+  dueToday: string | null;
+  /** Whether `dueToday`'s reminder is still to be queued. */
+  pending: boolean;
+}
+
+/**
+ * Where each remindable invoice stands today: its reminder date due today and whether that one is
+ * still to be queued. Read outside any write, so a pass with nothing due opens no transaction and
+ * commits nothing (a commit would wake the jobs that follow writes, this one among them).
+ */
+function reminderStates(scope: Scope, today: string): ReminderState[] {
+  const st = scope.statements(reminderStatements);
+  const rows = scope.db
+    .select({ id: invoices.id, dueDate: invoices.dueDate, sentAt: invoices.sentAt, lastMailedAt: lastInvoiceMailSql })
+    .from(invoices)
+    .where(remindable())
+    .all();
+  return rows.map((row) => {
+    const notBefore = quietUntil(scope, row.sentAt, row.lastMailedAt);
+    const dueToday = reminderDateFor(row.dueDate, today, notBefore);
+    const pending = dueToday !== null && st.recorded.get({ invoiceId: row.id, remindOn: dueToday }) === undefined;
+    return { id: row.id, dueDate: row.dueDate, notBefore, dueToday, pending };
+  });
+}
+
 /**
  * Queues reminders for every invoice with `send_automated_reminder_email` that still has a balance
  * due (balance.ts: issued, not paid in full, not void), on its due date and every 7 days after, in
  * the workspace's time zone, but never in the week after the invoice itself was sent (or resent):
  * a date in that week is skipped for the next one. A partly paid invoice is reminded of what is
  * left. Each (invoice, date) is recorded in invoice_reminders in the same transaction as its
- * messages, so a reminder is queued once however often the job runs. Returns messages queued.
+ * messages, so a reminder is queued once however often the job runs; a reminder already recorded
+ * is not even looked at in a write. Returns messages queued.
  */
 export function queueDueReminders(scope: Scope): number {
   const today = todayIn(scope);
-  const candidates = scope.db
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(and(remindable(), lte(invoices.dueDate, today)))
-    .all();
   let queued = 0;
-  for (const { id } of candidates) queued += remindOne(scope, id, today);
+  for (const { id, pending } of reminderStates(scope, today)) if (pending) queued += remindOne(scope, id, today);
   return queued;
 }
 
@@ -110,22 +146,11 @@ export function queueDueReminders(scope: Scope): number {
  * invoice will ever need one.
  */
 export function nextReminderAt(scope: Scope): number {
-  const { timeZone } = scope.workspace;
-  const today = todayIn(scope);
-  const rows = scope.db
-    .select({ dueDate: invoices.dueDate, sentAt: invoices.sentAt, lastMailedAt: lastInvoiceMailSql, lastReminder: max(invoiceReminders.remindOn) })
-    .from(invoices)
-    .leftJoin(invoiceReminders, eq(invoiceReminders.invoiceId, invoices.id))
-    .where(remindable())
-    .groupBy(invoices.id)
-    .all();
   let next = Number.POSITIVE_INFINITY;
-  for (const row of rows) {
-    const notBefore = quietUntil(scope, row.sentAt, row.lastMailedAt);
-    const dueToday = reminderDateFor(row.dueDate, today, notBefore);
-    if (dueToday !== null && dueToday !== row.lastReminder) return scope.now.getTime();
-    const upcoming = dueToday === null ? firstReminderDate(row.dueDate, notBefore) : addDays(dueToday, REMINDER_EVERY_DAYS);
-    next = Math.min(next, instantAt(upcoming, '00:00', timeZone));
+  for (const row of reminderStates(scope, todayIn(scope))) {
+    if (row.pending) return scope.now.getTime();
+    const upcoming = row.dueToday === null ? firstReminderDate(row.dueDate, row.notBefore) : addDays(row.dueToday, REMINDER_EVERY_DAYS);
+    next = Math.min(next, instantAt(upcoming, '00:00', scope.workspace.timeZone));
   }
   return next;
 }

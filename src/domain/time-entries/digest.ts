@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNotNull, max } from 'drizzle-orm';
+import { and, asc, count, eq, gte, isNotNull, lte } from 'drizzle-orm';
 import { approvalDigests, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { Scope } from '../scope.ts';
@@ -38,84 +38,103 @@ const weeklyProjects = (db: Scope['db']) =>
     .all();
 
 /**
+ * Projects whose digest for the Monday-to-Sunday week starting `monday` is recorded. A week is
+ * recorded under the date its digest was due on, which moves with the project's digest day: the
+ * week is what counts, so a day changed after the week's digest went out sends no second one.
+ */
+function digestedInWeek(db: Scope['db'], monday: string, projectId?: string): Set<string> {
+  const inWeek = and(gte(approvalDigests.sentFor, monday), lte(approvalDigests.sentFor, addDays(monday, 6)));
+  const rows = db
+    .select({ projectId: approvalDigests.projectId })
+    .from(approvalDigests)
+    .where(projectId === undefined ? inWeek : and(eq(approvalDigests.projectId, projectId), inWeek))
+    .all();
+  return new Set(rows.map((r) => r.projectId));
+}
+
+/**
+ * Records a project's digest for the week of `sentFor` and queues one message per project manager,
+ * in one transaction; nothing when another pass recorded that week first. Returns messages queued.
+ */
+function sendDigest(scope: Scope, project: { id: string; name: string; replyTo: string | null }, sentFor: string): number {
+  const st = scope.statements(timeEntryStatements);
+  return scope.write((tx) => {
+    // Checked again inside the write: the check before it was outside the transaction.
+    if (digestedInWeek(tx, mondayOf(sentFor), project.id).size > 0) return 0;
+    tx.insert(approvalDigests).values({ projectId: project.id, sentFor, createdAt: scope.now.toISOString() }).run();
+    const pendingWhere = and(eq(timeEntries.projectId, project.id), awaitingApproval);
+    const total = tx.select({ n: count() }).from(timeEntries).where(pendingWhere).get()?.n ?? 0;
+    if (total === 0) return 0;
+    const entries: PendingEntryLine[] = tx
+      .select({
+        id: timeEntries.id,
+        recordedOn: timeEntries.recordedOn,
+        seconds: timeEntries.seconds,
+        notes: timeEntries.notes,
+        firstName: teamMembers.firstName,
+        lastName: teamMembers.lastName,
+        userEmail: teamMembers.email,
+        taskName: tasks.name,
+      })
+      .from(timeEntries)
+      .innerJoin(teamMembers, eq(teamMembers.id, timeEntries.userId))
+      .innerJoin(tasks, eq(tasks.id, timeEntries.taskId))
+      .where(pendingWhere)
+      .orderBy(asc(timeEntries.recordedOn), asc(teamMembers.email), asc(timeEntries.createdAt))
+      .limit(DIGEST_MAX_LINES)
+      .all()
+      .map((r) => ({ ...r, userName: fullName(r) }));
+    let n = 0;
+    for (const manager of st.managers.all({ projectId: project.id })) {
+      const mail = digestMail(project, manager, entries, total, mondayOf(sentFor));
+      enqueueMail(scope, tx, { kind: 'approval_digest', to: { address: manager.email, name: fullName(manager) }, replyTo: project.replyTo, ...mail });
+      n++;
+    }
+    return n;
+  });
+}
+
+/**
  * One pass of the weekly approval digest for a workspace: every active project with the weekly
- * flag whose day and time have come this week, and that has no digest recorded for this week,
- * records one (so a restart or a second pass never sends twice) and queues one message per
- * project manager listing the entries awaiting approval, if there are any. Returns how many
- * messages were queued.
+ * flag whose day and time have come this week, and that has no digest recorded for this week
+ * (whatever day it was sent on), records one (so a restart, a second pass or a changed digest day
+ * never sends twice) and queues one message per project manager listing the entries awaiting
+ * approval, if there are any. A project whose week is recorded is passed over without a write.
+ * Returns how many messages were queued.
  */
 export function queueDueDigests(scope: Scope): number {
   const { db, now } = scope;
   const { timeZone } = scope.workspace;
-  const st = scope.statements(timeEntryStatements);
+  const digested = digestedInWeek(db, mondayOf(localDateTime(now, timeZone).date));
   let queued = 0;
   for (const project of weeklyProjects(db)) {
-    if (!project.day || !project.time) continue;
+    if (!project.day || !project.time || digested.has(project.id)) continue;
     const sentFor = dueDigestDate(now, timeZone, project.day, project.time);
-    if (!sentFor) continue;
-    queued += scope.write((tx) => {
-        const claimed = tx.insert(approvalDigests).values({ projectId: project.id, sentFor, createdAt: now.toISOString() }).onConflictDoNothing().run();
-        if (claimed.changes === 0) return 0;
-        const pendingWhere = and(eq(timeEntries.projectId, project.id), awaitingApproval);
-        const total = tx.select({ n: count() }).from(timeEntries).where(pendingWhere).get()?.n ?? 0;
-        if (total === 0) return 0;
-        const entries: PendingEntryLine[] = tx
-          .select({
-            id: timeEntries.id,
-            recordedOn: timeEntries.recordedOn,
-            seconds: timeEntries.seconds,
-            notes: timeEntries.notes,
-            firstName: teamMembers.firstName,
-            lastName: teamMembers.lastName,
-            userEmail: teamMembers.email,
-            taskName: tasks.name,
-          })
-          .from(timeEntries)
-          .innerJoin(teamMembers, eq(teamMembers.id, timeEntries.userId))
-          .innerJoin(tasks, eq(tasks.id, timeEntries.taskId))
-          .where(pendingWhere)
-          .orderBy(asc(timeEntries.recordedOn), asc(teamMembers.email), asc(timeEntries.createdAt))
-          .limit(DIGEST_MAX_LINES)
-          .all()
-          .map((r) => ({ ...r, userName: fullName(r) }));
-        let n = 0;
-        for (const manager of st.managers.all({ projectId: project.id })) {
-          const mail = digestMail(project, manager, entries, total, mondayOf(sentFor));
-          enqueueMail(scope, tx, { kind: 'approval_digest', to: { address: manager.email, name: fullName(manager) }, replyTo: project.replyTo, ...mail });
-          n++;
-        }
-        return n;
-    });
+    if (sentFor) queued += sendDigest(scope, project, sentFor);
   }
   return queued;
 }
 
 /**
  * When the digest job next has work in this workspace (ms): now when a project's digest for this
- * week is due and not yet recorded, else the earliest coming digest time; Infinity when no project
- * has a weekly digest.
+ * week is due and not yet recorded, else the earliest coming digest time (next week's for a
+ * project whose week is recorded, whatever its day is now); Infinity when no project has a weekly
+ * digest.
  */
 export function nextDigestAt(scope: Scope): number {
   const { db, now } = scope;
   const { timeZone } = scope.workspace;
-  const lastSent = new Map(
-    db
-      .select({ projectId: approvalDigests.projectId, sentFor: max(approvalDigests.sentFor) })
-      .from(approvalDigests)
-      .groupBy(approvalDigests.projectId)
-      .all()
-      .map((r) => [r.projectId, r.sentFor]),
-  );
   const today = localDateTime(now, timeZone).date;
+  const digested = digestedInWeek(db, mondayOf(today));
   let next = Number.POSITIVE_INFINITY;
   for (const project of weeklyProjects(db)) {
     const at = project.day && project.time ? normalTime(project.time) : null;
     if (!at || !project.day) continue;
     const thisWeek = dayOfWeekContaining(today, project.day);
     const thisWeekAt = instantAt(thisWeek, at, timeZone);
-    if (thisWeekAt > now.getTime()) next = Math.min(next, thisWeekAt);
-    else if (lastSent.get(project.id) !== thisWeek) return now.getTime();
-    else next = Math.min(next, instantAt(addDays(thisWeek, 7), at, timeZone));
+    if (digested.has(project.id)) next = Math.min(next, instantAt(addDays(thisWeek, 7), at, timeZone));
+    else if (thisWeekAt > now.getTime()) next = Math.min(next, thisWeekAt);
+    else return now.getTime();
   }
   return next;
 }

@@ -89,6 +89,8 @@ export function dayOfWeekContaining(date: string, day: WeekDay): string {
   return addDays(mondayOf(date), (WEEK_DAYS.indexOf(day) + 6) % 7);
 }
 
+const DAY_MS = 86_400_000;
+
 /** A wall-clock reading as minutes on one continuous scale, so two readings can be subtracted. */
 const wallMinutes = (date: string, time: string) => toUtc(date).getTime() / 60_000 + Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
 
@@ -106,9 +108,13 @@ export function instantAt(date: string, time: string, timeZone: string): number 
   let guess = wanted * 60_000;
   for (let pass = 0; pass < 2; pass++) guess += (wanted - reading(guess)) * 60_000;
   if (reading(guess) === wanted) {
-    // A reading that happens twice (the hour clocks go back): the first one.
-    const hourEarlier = guess - 3_600_000;
-    return reading(hourEarlier) === wanted ? hourEarlier : guess;
+    // A reading that happens twice (the clocks go back): the first one. The clocks do not always go
+    // back an hour (Lord Howe by 30 minutes, Troll by 2 hours), so the earlier reading is found with
+    // the offset in force before the change: the offset a day earlier, as zones change at most
+    // once in a day. The guess may already be that reading; then the offsets agree.
+    const offsetBefore = reading(guess - DAY_MS) - (guess - DAY_MS) / 60_000;
+    const earlier = (wanted - offsetBefore) * 60_000;
+    return earlier < guess && reading(earlier) === wanted ? earlier : guess;
   }
   // The wanted reading falls in a gap: the answer is the minute the clocks jump past it, found by
   // halving a window around the guess in which readings only rise.
