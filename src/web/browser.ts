@@ -19,9 +19,14 @@ export function isSecure(req: Request, config: Pick<Config, 'trustProxy'>): bool
   return config.trustProxy && header(req, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 
-/** The caller's address: the proxy's `X-Forwarded-For` only when the proxy is trusted. */
+/**
+ * The caller's address: with TRUST_PROXY, the last `X-Forwarded-For` entry, the one the trusted
+ * proxy wrote. Entries before it came from the client (a proxy that appends keeps what the client
+ * sent), so reading the first would let a client choose its address and dodge the per-address
+ * sign-in limit. The shipped proxy configs replace the header with the peer's address besides.
+ */
 export function clientAddress(req: Request, config: Pick<Config, 'trustProxy'>): string {
-  const forwarded = config.trustProxy ? header(req, 'x-forwarded-for')?.split(',')[0]?.trim() : undefined;
+  const forwarded = config.trustProxy ? header(req, 'x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
   return forwarded || req.socket.remoteAddress || 'unknown';
 }
 

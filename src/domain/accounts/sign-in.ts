@@ -6,7 +6,7 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { accountByEmail, accountById, storePassword } from './queries.ts';
 import type { changePasswordInput, MeRecord, signInInput } from './schemas.ts';
 import { endMemberSessions, endSession, startSession, type ClientInfo, type SessionGrant } from './sessions.ts';
-import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './throttle.ts';
+import { beginSignInAttempt, clearSignInFailures, recordSignInFailure } from './throttle.ts';
 
 /** What a sign-in gives the door: the member for the app, and the session for the cookie. */
 export interface SignedIn {
@@ -20,10 +20,20 @@ const wrongCredentials = () => new AppError('unauthorized', 'invalid_credentials
 /**
  * `auth.signIn`. Throttled per e-mail and per address (429 with Retry-After). An e-mail that names
  * nobody is checked against a dummy hash, so it is answered like a wrong password, as slowly.
- * Hashing runs outside any transaction; only the outcome is written.
+ * Hashing runs outside any transaction; only the outcome is written. The attempt holds its throttle
+ * slot until then, so parallel guesses cannot all be checked before the first failure is counted.
  */
 export async function signIn(scope: Scope, input: z.output<typeof signInInput>, client: ClientInfo): Promise<SignedIn> {
-  assertSignInAllowed(scope, input.email, client.address);
+  const attempt = beginSignInAttempt(scope, input.email, client.address);
+  try {
+    return await checkedSignIn(scope, input, client);
+  } finally {
+    attempt.release();
+  }
+}
+
+/** The sign-in proper, run while its attempt holds the throttle slot. */
+async function checkedSignIn(scope: Scope, input: z.output<typeof signInInput>, client: ClientInfo): Promise<SignedIn> {
   const account = accountByEmail(scope, input.email);
   const verified = await verifyPassword(input.password, account?.passwordHash ?? null);
   if (!account || !verified.ok) {
@@ -63,14 +73,19 @@ export async function changePassword(
   input: z.output<typeof changePasswordInput> & { session_id: string | null },
   client: ClientInfo,
 ): Promise<{ notice_code: 'password_changed' }> {
-  assertSignInAllowed(scope, scope.actor.email, client.address);
-  const account = accountById(scope, scope.actor.id);
-  const verified = await verifyPassword(input.current_password, account?.passwordHash ?? null);
-  if (!verified.ok) {
-    scope.write((tx) => recordSignInFailure(scope, tx, scope.actor.email, client.address));
-    throw new AppError('unprocessable', 'invalid_credentials', 'The current password is not right', {
-      details: [{ path: 'current_password', message: 'is not right' }],
-    });
+  // Held until the failure is recorded, as at sign-in: a stolen session must not guess in parallel.
+  const attempt = beginSignInAttempt(scope, scope.actor.email, client.address);
+  try {
+    const account = accountById(scope, scope.actor.id);
+    const verified = await verifyPassword(input.current_password, account?.passwordHash ?? null);
+    if (!verified.ok) {
+      scope.write((tx) => recordSignInFailure(scope, tx, scope.actor.email, client.address));
+      throw new AppError('unprocessable', 'invalid_credentials', 'The current password is not right', {
+        details: [{ path: 'current_password', message: 'is not right' }],
+      });
+    }
+  } finally {
+    attempt.release();
   }
   const hash = await hashPassword(input.new_password);
   scope.write((tx) => {

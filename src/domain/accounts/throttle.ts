@@ -15,30 +15,85 @@ export const MAX_FAILURES_PER_ADDRESS = 30;
 
 const windowStart = (now: Date) => new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
 
-/** Seconds until the count in the window drops below `limit`, or 0 when it already is below. */
-function waitSeconds(db: Db, column: typeof signInFailures.email | typeof signInFailures.address, value: string, limit: number, now: Date): number {
-  const times = db
+/**
+ * Attempts whose password is being checked right now, per workspace and e-mail or address. A
+ * failure is recorded only after scrypt (asynchronous), so without these a burst of parallel
+ * guesses (or a tRPC batch of them) would all pass the check before the first failure was written.
+ * Each attempt takes its slot in the same synchronous step as the check, so at most the limit's
+ * number of guesses is ever being checked or counted. In memory: an attempt lives one request.
+ */
+const inFlight = new Map<string, number>();
+
+const emailKey = (scope: Pick<Scope, 'workspace'>, email: string) => `${scope.workspace.id}\u0000email\u0000${email.toLowerCase()}`;
+const addressKey = (scope: Pick<Scope, 'workspace'>, address: string) => `${scope.workspace.id}\u0000address\u0000${address}`;
+
+function adjustInFlight(key: string, by: 1 | -1): void {
+  const count = (inFlight.get(key) ?? 0) + by;
+  if (count > 0) inFlight.set(key, count);
+  else inFlight.delete(key);
+}
+
+/**
+ * Seconds until the count in the window drops below `limit`, or 0 when it already is below. An
+ * attempt in flight counts as a failure at `now`: that is when it would be recorded if it fails.
+ */
+function waitSeconds(
+  db: Db,
+  column: typeof signInFailures.email | typeof signInFailures.address,
+  value: string,
+  pending: number,
+  limit: number,
+  now: Date,
+): number {
+  const recorded = db
     .select({ at: signInFailures.at })
     .from(signInFailures)
     .where(and(eq(column, value), gt(signInFailures.at, windowStart(now))))
     .orderBy(asc(signInFailures.at))
-    .all();
+    .all()
+    .map((row) => Date.parse(row.at));
+  const times = [...recorded, ...Array<number>(pending).fill(now.getTime())];
   const pivot = times[times.length - limit];
-  if (!pivot) return 0;
-  return Math.max(1, Math.ceil((Date.parse(pivot.at) + THROTTLE_WINDOW_MS - now.getTime()) / 1000));
+  if (pivot === undefined) return 0;
+  return Math.max(1, Math.ceil((pivot + THROTTLE_WINDOW_MS - now.getTime()) / 1000));
 }
 
 /** 429 `sign_in_throttled` with `Retry-After` when this e-mail or this address failed too often lately. */
-export function assertSignInAllowed(scope: Pick<Scope, 'db' | 'now'>, email: string, address: string): void {
+function assertSignInAllowed(scope: Pick<Scope, 'db' | 'now' | 'workspace'>, email: string, address: string): void {
   const wait = Math.max(
-    waitSeconds(scope.db, signInFailures.email, email.toLowerCase(), MAX_FAILURES_PER_ACCOUNT, scope.now),
-    waitSeconds(scope.db, signInFailures.address, address, MAX_FAILURES_PER_ADDRESS, scope.now),
+    waitSeconds(scope.db, signInFailures.email, email.toLowerCase(), inFlight.get(emailKey(scope, email)) ?? 0, MAX_FAILURES_PER_ACCOUNT, scope.now),
+    waitSeconds(scope.db, signInFailures.address, address, inFlight.get(addressKey(scope, address)) ?? 0, MAX_FAILURES_PER_ADDRESS, scope.now),
   );
   if (wait > 0) {
     throw new AppError('rate_limited', 'sign_in_throttled', `Too many failed sign-ins; try again in ${Math.ceil(wait / 60)} minute(s)`, {
       extra: { retry_after: wait },
     });
   }
+}
+
+/** A password check holding its slot in the throttle; `release` it once its failure is recorded, or it succeeded. */
+export interface SignInAttempt {
+  release(): void;
+}
+
+/**
+ * Checks the throttle and takes a slot for this e-mail and address, with no `await` in between so
+ * no other attempt can slip through the same gap. Release it in a `finally`, after the failure is
+ * written (or the success cleared the count): released earlier, the slot would be free for another
+ * guess while this one is neither in flight nor counted.
+ */
+export function beginSignInAttempt(scope: Pick<Scope, 'db' | 'now' | 'workspace'>, email: string, address: string): SignInAttempt {
+  assertSignInAllowed(scope, email, address);
+  const keys = [emailKey(scope, email), addressKey(scope, address)];
+  for (const key of keys) adjustInFlight(key, 1);
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      for (const key of keys) adjustInFlight(key, -1);
+    },
+  };
 }
 
 /** Counts a failure, and forgets failures older than the window. */
