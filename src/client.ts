@@ -1,4 +1,5 @@
 import { createTRPCClient, httpBatchLink, TRPCClientError } from '@trpc/client';
+import { MAX_BATCH_CALLS } from './trpc/limits.ts';
 import type { AppRouter } from './trpc/router.ts';
 
 export type { AppRouter };
@@ -48,6 +49,7 @@ export function createHourbookClient(options: HourbookClientOptions): HourbookCl
       httpBatchLink({
         url: `${options.baseUrl.replace(/\/+$/, '')}/trpc`,
         headers: { 'X-Api-Key': options.apiKey },
+        maxItems: MAX_BATCH_CALLS,
         ...(fetchImpl ? { fetch: fetchImpl } : {}),
       }),
     ],

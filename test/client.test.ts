@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHourbookClient, isHourbookError, type HourbookClientError } from '../src/client.ts';
+import { MAX_BATCH_CALLS } from '../src/trpc/limits.ts';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
 
@@ -37,6 +38,16 @@ describe('createHourbookClient against a running server', () => {
     const [members, one] = await Promise.all([hourbook.teamMembers.list.query({}), hourbook.clients.get.query({ client_id: created.client.id })]);
     expect(members.items.map((m) => m.email)).toContain(env.alpha.ownerEmail);
     expect(one.client.id).toBe(created.client.id);
+  });
+
+  it(`splits more calls at once than a request may batch (${MAX_BATCH_CALLS}), which the server refuses in one`, async () => {
+    const hourbook = createHourbookClient({ baseUrl: `http://alpha.localhost:${port}`, apiKey: env.alpha.key });
+    const many = await Promise.all(Array.from({ length: MAX_BATCH_CALLS * 2 + 1 }, () => hourbook.teamMembers.list.query({})));
+    expect(many.every((page) => page.items.some((m) => m.email === env.alpha.ownerEmail))).toBe(true);
+    const calls = Array.from({ length: MAX_BATCH_CALLS + 1 }, () => 'teamMembers.list').join(',');
+    const input = encodeURIComponent(JSON.stringify(Object.fromEntries(Array.from({ length: MAX_BATCH_CALLS + 1 }, (_, i) => [i, {}]))));
+    const refused = await send(env.url, 'GET', `/trpc/${calls}?batch=1&input=${input}`, { host: env.alpha.host, key: env.alpha.key });
+    expect(refused.status).toBe(422);
   });
 
   it('sends an explicit workspaceHost when the server is reached by address', async () => {

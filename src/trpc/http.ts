@@ -12,6 +12,7 @@ import type { AppServices } from '../services.ts';
 import { contextFor, type CallHooks, type Context } from './context.ts';
 import { responseMeta, toAppError } from './errors.ts';
 import { authenticate } from './init.ts';
+import { MAX_BATCH_CALLS } from './limits.ts';
 import { answersWithSecret, procedureSchemas } from './procedure-schemas.ts';
 import { appRouter } from './router.ts';
 import { browserRequest } from '../web/browser.ts';
@@ -168,6 +169,7 @@ export function trpcHttp(services: AppServices): Router {
     createExpressMiddleware({
       router: appRouter,
       maxBodySize: BODY_BYTES,
+      maxBatchSize: MAX_BATCH_CALLS,
       // A query whose input is too long for a URL (an invoice preview of many entries) may be POSTed;
       // it passes the CSRF guard like any POST and runs as the query it is (no write gate, no commit).
       allowMethodOverride: true,

@@ -1,6 +1,7 @@
 import { QueryClient, QueryCache, MutationCache } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, splitLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { MAX_BATCH_CALLS } from '../../src/trpc/limits.ts';
 import type { AppRouter } from '../../src/trpc/router.ts';
 
 const csrf = () => ({ 'x-hourbook-csrf': '1' });
@@ -23,8 +24,8 @@ export const api = createTRPCClient<AppRouter>({
   links: [
     splitLink({
       condition: (op) => op.type === 'query' && (SECRET_INPUT.has(op.path) || encodeURIComponent(JSON.stringify(op.input ?? null)).length > QUERY_IN_URL),
-      true: httpBatchLink({ url: '/trpc', methodOverride: 'POST', headers: csrf }),
-      false: httpBatchLink({ url: '/trpc', maxURLLength: 2 * QUERY_IN_URL, headers: csrf }),
+      true: httpBatchLink({ url: '/trpc', methodOverride: 'POST', headers: csrf, maxItems: MAX_BATCH_CALLS }),
+      false: httpBatchLink({ url: '/trpc', maxURLLength: 2 * QUERY_IN_URL, headers: csrf, maxItems: MAX_BATCH_CALLS }),
     }),
   ],
 });
