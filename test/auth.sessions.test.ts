@@ -84,6 +84,13 @@ describe('setting a password from a one-time link', () => {
       const res = await b.mutate('auth.setPassword', { token, password: PASSWORD }, { origin: `https://${proxied.alpha.host}`, headers: { 'x-forwarded-proto': 'https' } });
       expect(res.status).toBe(200);
       expect(b.lastSetCookie).toMatch(/^__Host-hourbook_session=.*; Secure/);
+      // What the proxy wrote is the last entry: a client's own "https" before it counts for nothing.
+      const plain = new BrowserSession(proxied.url, proxied.alpha.host);
+      const again = tokenOf(issuePasswordLink(scopeOf(proxied.services, proxied.alpha.handle), {}).link);
+      const overHttp = await plain.mutate('auth.setPassword', { token: again, password: PASSWORD }, { origin: `http://${proxied.alpha.host}`, headers: { 'x-forwarded-proto': 'https, http' } });
+      expect(overHttp.status).toBe(200);
+      expect(plain.lastSetCookie).toMatch(/^hourbook_session=/);
+      expect(plain.lastSetCookie).not.toMatch(/Secure/);
     } finally {
       await proxied.close();
     }

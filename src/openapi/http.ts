@@ -1,6 +1,6 @@
 import express, { type Request, type Router } from 'express';
 import type { Config } from '../config.ts';
-import { hostOf } from '../trpc/context.ts';
+import { forwarded, hostOf } from '../trpc/context.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
 import type { OpenApiDocument } from './document.ts';
 
@@ -24,8 +24,7 @@ function serversFor(req: Request, config: Pick<Config, 'baseDomain' | 'trustProx
   if (subdomainFromHost(host, config.baseDomain)) return [{ url: '/api/external', description: 'This workspace (the host this document was read from)' }];
   const [name, port] = host.split(/:(?=\d+$)/);
   if (name !== config.baseDomain) return [];
-  const forwarded = config.trustProxy ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim() : '';
-  const scheme = forwarded === 'https' ? 'https' : req.protocol;
+  const scheme = config.trustProxy && forwarded(req, 'x-forwarded-proto') === 'https' ? 'https' : req.protocol;
   return [
     {
       url: `${scheme}://{subdomain}.${name}${port ? `:${port}` : ''}/api/external`,

@@ -56,8 +56,17 @@ export const header = (req: RequestLike, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
+/**
+ * What a trusted proxy says in an `X-Forwarded-*` header: its last entry, the one the proxy itself
+ * wrote. Entries before it came from the client (a proxy that appends keeps what the client sent),
+ * so the first would be the client's choice. Undefined when the header is absent or empty.
+ */
+export function forwarded(req: RequestLike, name: 'x-forwarded-for' | 'x-forwarded-host' | 'x-forwarded-proto'): string | undefined {
+  return header(req, name)?.split(',').at(-1)?.trim() || undefined;
+}
+
 export function hostOf(req: RequestLike, trustProxy: boolean): string | undefined {
-  return (trustProxy ? header(req, 'x-forwarded-host')?.split(',')[0]?.trim() : undefined) ?? header(req, 'host');
+  return (trustProxy ? forwarded(req, 'x-forwarded-host') : undefined) ?? header(req, 'host');
 }
 
 export function contextFor(

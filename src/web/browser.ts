@@ -3,7 +3,7 @@ import { parse, serialize } from 'cookie';
 import type { Request, Response } from 'express';
 import type { Config } from '../config.ts';
 import type { SessionGrant } from '../domain/accounts/sessions.ts';
-import { header, type BrowserRequest } from '../trpc/context.ts';
+import { forwarded, header, type BrowserRequest } from '../trpc/context.ts';
 
 /**
  * The session cookie. Host-only (no Domain attribute), so a browser never sends one workspace's
@@ -16,18 +16,16 @@ const SECURE_COOKIE = `__Host-${COOKIE}`;
 /** Served over HTTPS, directly or (with TRUST_PROXY) behind a proxy that says so. */
 export function isSecure(req: Request, config: Pick<Config, 'trustProxy'>): boolean {
   if ((req.socket as Partial<TLSSocket>).encrypted) return true;
-  return config.trustProxy && header(req, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
+  return config.trustProxy && forwarded(req, 'x-forwarded-proto')?.toLowerCase() === 'https';
 }
 
 /**
- * The caller's address: with TRUST_PROXY, the last `X-Forwarded-For` entry, the one the trusted
- * proxy wrote. Entries before it came from the client (a proxy that appends keeps what the client
- * sent), so reading the first would let a client choose its address and dodge the per-address
- * sign-in limit. The shipped proxy configs replace the header with the peer's address besides.
+ * The caller's address: with TRUST_PROXY, the address the trusted proxy wrote (`forwarded`: the
+ * first entry would let a client choose its address and dodge the per-address sign-in limit).
+ * The shipped proxy configs replace the header with the peer's address besides.
  */
 export function clientAddress(req: Request, config: Pick<Config, 'trustProxy'>): string {
-  const forwarded = config.trustProxy ? header(req, 'x-forwarded-for')?.split(',').at(-1)?.trim() : undefined;
-  return forwarded || req.socket.remoteAddress || 'unknown';
+  return (config.trustProxy ? forwarded(req, 'x-forwarded-for') : undefined) || req.socket.remoteAddress || 'unknown';
 }
 
 /** What /trpc knows about the browser behind a request, and how it sets the session cookie. */
