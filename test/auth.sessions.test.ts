@@ -1,7 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, sessions, teamMembers } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
+import { outboxJob } from '../src/jobs/outbox.ts';
+import { runJobOnce } from '../src/jobs/runner.ts';
 import { startTestEnv, scopeOf, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeMember, makeProjectSetup, makeProjectUser } from './helpers/factories.ts';
 import { send } from './helpers/http.ts';
@@ -112,6 +117,20 @@ describe('invites', () => {
     expect((await hire.query('auth.checkLink', { token })).data).toMatchObject({ purpose: 'invite', first_name: 'New' });
     expect((await hire.mutate('auth.setPassword', { token, password: PASSWORD })).data.member.email).toBe('new.hire@alpha.test');
     expect((await browser(env.alpha).mutate('auth.setPassword', { token, password: PASSWORD })).error?.code).toBe('link_invalid');
+  });
+
+  it('once the invite is delivered, the outbox keeps its text without the token; the link in the mailbox works', async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    await owner.mutate('accounts.invite', { email: 'kept@alpha.test', first_name: 'Kept', last_name: 'Out' });
+    const [row] = env.alpha.handle.db.select().from(outbox).where(eq(outbox.toAddress, 'kept@alpha.test')).all();
+    await runJobOnce(outboxJob, env.services);
+    const delivered = await simpleParser(readFileSync(join(env.dataDir, 'mail', 'alpha', `${row!.id}.eml`)));
+    const token = tokenOf(delivered.text ?? '');
+    const kept = env.alpha.handle.db.select().from(outbox).where(eq(outbox.id, row!.id)).get()!;
+    expect(kept.status).toBe('sent');
+    expect(kept.text).not.toContain(token);
+    expect(kept.text).toContain('/set-password#token=(removed once delivered)');
+    expect((await browser(env.alpha).mutate('auth.setPassword', { token, password: PASSWORD })).status).toBe(200);
   });
 
   it('an invite link expires after 7 days; sending a new one withdraws the old', async () => {

@@ -66,12 +66,23 @@ export function nextDueAt(db: Database): number {
   return row?.due ? Date.parse(row.due) : Number.POSITIVE_INFINITY;
 }
 
+/** Mail that carries a one-time link (src/domain/accounts/mail.ts). */
+const ONE_TIME_LINK_KINDS = ['invite', 'password_reset'];
+
+/**
+ * A delivered message's text as the outbox keeps it: a one-time link's token is taken out once the
+ * link is in the member's mailbox, so the file (and every backup of it) holds no usable invite or
+ * reset link; the message still reads as what was sent.
+ */
+const keptText = (row: OutboxRow): Partial<OutboxRow> =>
+  ONE_TIME_LINK_KINDS.includes(row.kind) ? { text: row.text.replace(/#token=[A-Za-z0-9_-]+/g, '#token=(removed once delivered)') } : {};
+
 /** Marks a delivered message sent and, when it was the invoice's last one, the invoice `sent`. */
 function recordSent(scope: Scope, row: OutboxRow): void {
   const at = scope.now.toISOString();
   scope.write((tx) => {
     tx.update(outbox)
-      .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null })
+      .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null, ...keptText(row) })
       .where(eq(outbox.id, row.id))
       .run();
     if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
