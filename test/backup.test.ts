@@ -208,6 +208,12 @@ describe('hourbook backup, check and restore while the server runs and writes', 
     expect(JSON.parse(forced.stdout)).toMatchObject({ subdomain: 'acme', resumed: true, hold: { hold: 'all', reason: 'moved to node2', operation: 'move-2' } });
     expect((await write()).status).toBe(200);
     expect((await hourbook(env, 'workspace', 'resume', 'constructor')).stdout).toMatch(/^constructor is not held/);
+    // No server on a data directory: nothing is held there either, and that is no error.
+    const idle = { DATA_DIR: join(root, 'idle') };
+    expect((await hourbook(idle, 'workspace', 'create', 'quiet', '--owner-email', 'o@quiet.test')).code).toBe(0);
+    const unserved = await hourbook(idle, 'workspace', 'resume', 'quiet', '--json');
+    expect(unserved.code).toBe(0);
+    expect(JSON.parse(unserved.stdout)).toEqual({ subdomain: 'quiet', resumed: false, hold: null });
 
     // Moved away (handed over and retired, the move's hold kept for stray requests), then restored
     // here from the backup: the restore takes that hold over, and the workspace is served again.

@@ -5,8 +5,8 @@ import { parse, required, UsageError } from './args.ts';
 import { print, type Command } from './context.ts';
 import { servingServer } from './replace-file.ts';
 
-/** Where the hold is: a node of CLUSTER_NODES (`--node`), else the server serving this data directory. */
-async function addressOf(services: Parameters<Command>[1], node: string | undefined): Promise<{ address: NodeAddress; where: string }> {
+/** Where the hold is: a node of CLUSTER_NODES (`--node`), else the server serving this data directory; null when none does. */
+async function addressOf(services: Parameters<Command>[1], node: string | undefined): Promise<{ address: NodeAddress; where: string } | null> {
   const { config } = services;
   if (node !== undefined) {
     const url = config.clusterNodes.get(node);
@@ -15,8 +15,7 @@ async function addressOf(services: Parameters<Command>[1], node: string | undefi
     return { address: { url, secret: config.clusterSecret }, where: `node ${node}` };
   }
   const serving = await servingServer(services);
-  // Holds live in the serving process's memory: with no server, nothing is held.
-  if (!serving) throw new UsageError(`no server serves ${config.dataDir}, so no workspace is held there`);
+  if (!serving) return null;
   return { address: serving.control, where: `the server of ${config.dataDir} (pid ${serving.pid})` };
 }
 
@@ -30,7 +29,14 @@ export const resume: Command = async (argv, services, io) => {
   const { values, positionals } = parse(argv, { node: { type: 'string' }, force: { type: 'boolean' } });
   const subdomain = required('<subdomain>', positionals[0]);
   if (!isValidSubdomain(subdomain)) throw new UsageError(`"${subdomain}" is not a workspace name`);
-  const { address, where } = await addressOf(services, values.node);
+  const node = await addressOf(services, values.node);
+  if (!node) {
+    // Holds live in the serving process's memory: with no server, nothing is held, as when the
+    // server holds nothing of this workspace (a killed move's hold died with its server).
+    print(io, values.json, { subdomain, resumed: false, hold: null }, `no server serves ${services.config.dataDir}, so ${subdomain} is not held there: nothing to resume`);
+    return;
+  }
+  const { address, where } = node;
   const status = await adminCall<{ holds: Record<string, HoldState> }>(address, 'GET', '/status');
   const hold = Object.hasOwn(status.holds, subdomain) ? status.holds[subdomain] : undefined;
   if (!hold) {
