@@ -98,7 +98,7 @@ describe('Idempotency-Key on REST writes', () => {
     const deep = JSON.parse(`${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`) as object;
     const res = await env.alpha.api.post(`${V2}/time-entries`, { ...entryBody('too deep'), metadata: deep }, keyed('deep'));
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ code: 'validation_failed', details: [{ path: '', message: expect.stringContaining('100 levels') }] });
+    expect(res.body).toMatchObject({ code: 'validation_failed', details: [{ path: '(body)', message: expect.stringContaining('100 levels') }] });
     expect(entriesWithNotes('too deep')).toHaveLength(0);
     expect(storedKey('deep')).toBeUndefined();
   });

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, timeEntries, timeEntryChecklistItems } from '../src/db/schema/index.ts';
 import { makeChecklistItem, makeClient, makeMember, makeProject, makeProjectSetup, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { send } from './helpers/http.ts';
 
 let env: TestEnv;
 /** Wednesday 18 November 2026, 10:00 UTC. */
@@ -124,6 +125,22 @@ describe('timeEntries.list', () => {
   it("never lists another workspace's entries", async () => {
     const page = await env.beta.caller.timeEntries.list({ limit: 200 });
     expect(page.items.filter((e) => e.project_id === a.project.id)).toEqual([]);
+  });
+});
+
+describe('metadata nested too deeply', () => {
+  it('is 422 naming metadata, through the procedure and over tRPC HTTP, never a stack overflow', async () => {
+    const s = setup();
+    const deep = JSON.parse(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`) as object;
+    const refused = await create(s, { metadata: deep }).catch((e: { cause: unknown }) => e.cause);
+    expect(refused).toMatchObject({ code: 'validation_failed', details: [{ path: 'metadata', message: 'must not nest objects and arrays more than 100 levels deep' }] });
+    const input = { client_id: s.client.id, project_id: s.project.id, task_id: s.task.id, email: s.member.email, recorded_on: '2026-11-18', hours: '1', metadata: 0 };
+    // As text: 5,000 levels are beyond what JSON.stringify itself can write.
+    const body = JSON.stringify(input).replace('"metadata":0', `"metadata":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`);
+    const res = await send(env.url, 'POST', '/trpc/timeEntries.create', { host: env.alpha.host, key: env.alpha.key, body, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.data).toMatchObject({ code: 'validation_failed' });
+    expect(JSON.stringify(res.body)).not.toMatch(/call stack/);
   });
 });
 

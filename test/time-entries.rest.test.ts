@@ -12,6 +12,7 @@ import {
   makeTimeEntry,
 } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
+import { send } from './helpers/http.ts';
 
 let env: TestEnv;
 /** Wednesday 18 November 2026, 10:00 UTC. */
@@ -183,6 +184,21 @@ describe.each([
     for (const bad of [{ pad: 'x'.repeat(16 * 1024) }, [1, 2], 'text', 3]) {
       const err = await expectError(bodyFor(s, { metadata: bad }), 422, 'validation_failed');
       expect(err.body.details[0].path).toBe('metadata');
+    }
+  });
+
+  it('refuses a body nested more than 100 levels deep (422, with or without an Idempotency-Key), never an internal message', async () => {
+    const s = setup();
+    // As text: 5,000 levels are beyond what JSON.stringify itself can write.
+    const withMetadata = (levels: number) => JSON.stringify(bodyFor(s, { hours: '0.5', metadata: 0 })).replace('"metadata":0', `"metadata":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
+    const raw = (text: string) => send(env.url, 'POST', path, { host: env.alpha.host, key: env.alpha.key, body: text, headers: { 'content-type': 'application/json' } });
+    expect((await raw(withMetadata(99))).status).toBe(status);
+    for (const levels of [100, 1000, 5000]) {
+      const res = await raw(withMetadata(levels));
+      expect(res.status, String(levels)).toBe(422);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.error).toMatch(/more than 100 levels deep/);
+      expect(res.body.details).toEqual([{ path: '(body)', message: 'must not nest objects and arrays more than 100 levels deep' }]);
     }
   });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.ts';
+import { nestedDeeperThan, tooDeeplyNested } from '../domain/nesting.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 /** The methods an `Idempotency-Key` applies to; on reads it has nothing to protect and is ignored. */
@@ -25,25 +26,13 @@ export function idempotencyKeyOf(method: string, headers: Record<string, string 
   return key;
 }
 
-/**
- * How deep a body with an idempotency key may nest: far beyond any request of the contract, and
- * far within the call stack (3,000 levels, 18 KB of brackets, overflowed it: a 500).
- */
-const MAX_DEPTH = 100;
-
-const tooDeep = () =>
-  new AppError('unprocessable', 'validation_failed', `The body is nested more than ${MAX_DEPTH} levels deep`, {
-    details: [{ path: '', message: `must not nest objects and arrays more than ${MAX_DEPTH} levels deep` }],
-  });
-
 /** JSON with object keys sorted at every depth, so key order and white space never matter. */
-function canonicalJson(value: unknown, depth = 0): string {
-  if (depth > MAX_DEPTH) throw tooDeep();
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(',')}]`;
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`);
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -61,6 +50,8 @@ function canonicalQuery(search: string): string {
  */
 export function requestFingerprint(method: string, url: string, body: { json: unknown } | { text: string } | null): string {
   const [path = '', search = ''] = url.split('?', 2);
+  // Recursing through the body: one nested too deeply is refused before (it would overflow the stack).
+  if (body !== null && 'json' in body && nestedDeeperThan(body.json)) throw tooDeeplyNested();
   const canonicalBody = body === null ? '' : 'json' in body ? canonicalJson(body.json) : `text:${body.text}`;
   return createHash('sha256').update(`${method.toUpperCase()}\n${path}?${canonicalQuery(search)}\n${canonicalBody}`).digest('hex');
 }

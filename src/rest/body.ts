@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import express from 'express';
+import { nestedDeeperThan, tooDeeplyNested } from '../domain/nesting.ts';
 import { AppError } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -19,15 +20,20 @@ const isJson = (req: IncomingMessage) => JSON_TYPE.test(req.headers['content-typ
 const parseJson = express.json({ limit: MAX_BODY_BYTES, type: isJson, strict: false });
 
 /**
- * The request's body: JSON (415 otherwise), at most 1 MiB (413), that parses (400). Undefined when
- * the request has none. body-parser's own errors are mapped by `bodyParserError`.
+ * The request's body: JSON (415 otherwise), at most 1 MiB (413), that parses (400), nested at most
+ * MAX_NESTING levels (422). Undefined when the request has none. body-parser's own errors are mapped by `bodyParserError`.
  */
 export function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
   if (hasBody(req) && !isJson(req)) {
     return Promise.reject(new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json'));
   }
   return new Promise((resolve, reject) => {
-    parseJson(req as express.Request, res as express.Response, (err?: unknown) => (err ? reject(err) : resolve((req as { body?: unknown }).body)));
+    parseJson(req as express.Request, res as express.Response, (err?: unknown) => {
+      const body = (req as { body?: unknown }).body;
+      if (err) reject(err);
+      else if (nestedDeeperThan(body)) reject(tooDeeplyNested());
+      else resolve(body);
+    });
   });
 }
 

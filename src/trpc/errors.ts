@@ -25,7 +25,9 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
     if (hasIssues(err.cause)) return { error: validationError(err.cause.issues), internal: false };
     const own = trpcOwn[err.code];
     if (own) return { error: own(), internal: false };
-    if (err.code === 'BAD_REQUEST') {
+    // tRPC's own refusals (a batch too large) say what is wrong; an exception thrown while the
+    // input was read (a bug) must not reach the caller as if it were a validation message.
+    if (err.code === 'BAD_REQUEST' && !(err.cause instanceof Error && !(err.cause instanceof TRPCError))) {
       return { error: new AppError('unprocessable', 'validation_failed', err.message), internal: false };
     }
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { timeEntryStatuses } from '../../db/schema/index.ts';
 import { dateOut, dateTime, dateTimeOut, emailOut, flexibleDate, idIn, idOut } from '../fields.ts';
+import { MAX_NESTING, nestedDeeperThan } from '../nesting.ts';
 import { cursorInput } from '../pagination.ts';
 import { parseHours } from '../time/hours.ts';
 
@@ -28,6 +29,7 @@ const hoursField = z
 const metadataField = z
   .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
   .meta({ description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes serialised`, example: { ticket: 'PROJ-142' } })
+  .refine((value) => !nestedDeeperThan(value), { message: `must not nest objects and arrays more than ${MAX_NESTING} levels deep`, abort: true })
   .refine((value) => Buffer.byteLength(JSON.stringify(value), 'utf8') <= MAX_METADATA_BYTES, {
     message: `must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
   });
