@@ -2,6 +2,8 @@ import { connect } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEnv, type TestEnv } from './helpers/env.ts';
+import { makeClient, makeRecipient } from './helpers/factories.ts';
+import { send } from './helpers/http.ts';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -55,6 +57,30 @@ describe('hostile input at the edge', () => {
       expect(res.status, host).toBe(400);
       expect(envelopeCode(res)).toBe('invalid_path');
     }
+  });
+
+  it('that 400 is in the API document for every operation, reads included (the answer is checked against it)', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/external/v1/clients/%ZZ'],
+      ['POST', '/api/external/v1/clients/%ZZ/invoices'],
+      ['DELETE', '/api/external/v1/clients/%ZZ/recipients/x'],
+    ] as const) {
+      const res = await send(env.url, method, path, { host: env.alpha.host, key: env.alpha.key, headers: { accept: 'application/json' } });
+      expect(res.status, path).toBe(400);
+      expect(res.body.code).toBe('invalid_path');
+    }
+  });
+
+  it('a body sent with GET or DELETE is not read: neither refused (400, 413, 415) nor taken into the input', async () => {
+    const client = makeClient(env.alpha.handle.db, { name: 'Body Ignored' });
+    const recipient = makeRecipient(env.alpha.handle.db, client.id);
+    const opts = { host: env.alpha.host, key: env.alpha.key };
+    expect((await send(env.url, 'GET', `/api/external/v1/clients/${client.id}`, { ...opts, body: '{', headers: { 'content-type': 'application/json', accept: 'application/json' } })).status).toBe(200);
+    expect((await send(env.url, 'GET', `/api/external/v1/clients/${client.id}`, { ...opts, body: 'x'.repeat(2 * 1024 * 1024), headers: { 'content-type': 'text/plain', accept: 'application/json' } })).status).toBe(200);
+    const page = await send(env.url, 'GET', '/api/external/v2/team-members', { ...opts, body: JSON.stringify({ page_number: 99 }), headers: { 'content-type': 'application/json', accept: 'application/json' } });
+    expect(page.status).toBe(200);
+    expect(page.body.team_members.length).toBeGreaterThan(0);
+    expect((await send(env.url, 'DELETE', `/api/external/v1/clients/${client.id}/recipients/${recipient.id}`, { ...opts, body: '{', headers: { 'content-type': 'application/json' } })).status).toBe(200);
   });
 
   it.each(badEscapes)('the public invoice page answers its HTML 404 for %s', async (escape) => {

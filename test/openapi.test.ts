@@ -170,8 +170,8 @@ describe('the generated OpenAPI document', () => {
   it('documents the error envelope for every error an operation can answer', () => {
     for (const { method, op } of operations(doc)) {
       const statuses = Object.keys(op.responses).filter((s) => !s.startsWith('2'));
-      const expected = ['401', '404', '422', '429', '500'];
-      if (['POST', 'PUT', 'PATCH'].includes(method)) expected.push('400', '413', '415');
+      const expected = ['400', '401', '404', '422', '429', '500'];
+      if (['POST', 'PUT', 'PATCH'].includes(method)) expected.push('413', '415');
       if (method !== 'GET') expected.push('409');
       for (const s of expected) expect(statuses, `${op.operationId} documents ${s}`).toContain(s);
       for (const s of statuses) expect(op.responses[s], op.operationId).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\//) });

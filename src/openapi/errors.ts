@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RestRoute } from '../rest/types.ts';
+import { takesBody, type RestRoute } from '../rest/types.ts';
 
 /** The one error envelope of docs/design.md §4; extra machine-readable fields may sit beside it. */
 const envelope = (code: z.ZodString | z.ZodEnum) =>
@@ -29,9 +29,9 @@ const NOT_FOUND_ID = '5a2de667-243b-4da3-b090-b698a03d98da';
 /** Every error status an operation can answer, with the codes it carries. */
 export const errorStatuses = {
   400: {
-    name: 'InvalidJson',
-    description: 'The body is not valid JSON (`invalid_json`).',
-    code: z.enum(['invalid_json']),
+    name: 'BadRequest',
+    description: 'The body is not valid JSON (`invalid_json`), or the path is not valid percent-encoded UTF-8 (`invalid_path`).',
+    code: z.enum(['invalid_json', 'invalid_path']),
     example: { error: 'The request body is not valid JSON', code: 'invalid_json' },
   },
   401: {
@@ -109,18 +109,18 @@ export type DocumentedErrorStatus = keyof typeof errorStatuses;
 
 export const errorSchemaFor = (status: DocumentedErrorStatus) => envelope(errorStatuses[status].code);
 
-export const hasRequestBody = (route: Pick<RestRoute, 'method'>) => route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH';
+export const hasRequestBody = (route: Pick<RestRoute, 'method'>) => takesBody(route.method);
 
 /**
  * Which error statuses one operation documents. Every operation can meet an unknown workspace or a
- * bad key (404, 401), a rule (422), the per-key rate limit (429), a server failure (500) and a move of the
- * workspace (503); bodies add 400/413/415; an acting
+ * bad key (404, 401), a malformed path (400), a rule (422), the per-key rate limit (429), a server
+ * failure (500) and a move of the workspace (503); bodies add 413/415 (and 400 for bad JSON); an acting
  * user (`email`) adds 403; every write may conflict with existing data (409); the spec's Accept
  * rule adds 406.
  */
 export function errorStatusesOf(route: RestRoute, opts: { actingUser: boolean }): DocumentedErrorStatus[] {
-  const statuses: DocumentedErrorStatus[] = [401, 404, 422, 429, 500, 503];
-  if (hasRequestBody(route)) statuses.push(400, 413, 415);
+  const statuses: DocumentedErrorStatus[] = [400, 401, 404, 422, 429, 500, 503];
+  if (hasRequestBody(route)) statuses.push(413, 415);
   if (opts.actingUser) statuses.push(403);
   if (route.method !== 'GET') statuses.push(409);
   if (route.requireJsonAccept) statuses.push(406);

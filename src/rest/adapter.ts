@@ -13,7 +13,7 @@ import { readJsonBody } from './body.ts';
 import { answerCors } from './cors.ts';
 import { answeredByKey, claimKey } from './idempotency.ts';
 import { sendError, sendJson } from './respond.ts';
-import type { RestRequestParts, RestRoute } from './types.ts';
+import { takesBody, type RestRequestParts, type RestRoute } from './types.ts';
 
 export const REST_PREFIX = '/api/external';
 
@@ -140,7 +140,7 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
     if (answerCors(services.config, req, res)) return;
     const ctx = contextFor(services, req, requestId, subdomainOf);
     const exchange = claimKey(services, req, res, ctx);
-    const body = await readJsonBody(req, res);
+    const body = takesBody(req.method ?? 'GET') ? await readJsonBody(req, res) : undefined;
     const path = target.path.slice(REST_PREFIX.length) || '/';
     const method = req.method ?? 'GET';
     const found = match(method, path);

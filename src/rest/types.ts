@@ -3,6 +3,13 @@ import type { ProcedurePath } from '../trpc/router.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * Whether requests of this method carry a body the operation reads. A body sent with GET or DELETE
+ * is not read at all: no operation of the contract takes one, and reading it would let it fail the
+ * request (400, 413, 415) or slip fields into the input beside the query.
+ */
+export const takesBody = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';
+
 export interface RestRequestParts {
   params: Record<string, string>;
   query: Record<string, unknown>;
