@@ -83,6 +83,15 @@ describe('hostile input at the edge', () => {
     expect((await send(env.url, 'DELETE', `/api/external/v1/clients/${client.id}/recipients/${recipient.id}`, { ...opts, body: '{', headers: { 'content-type': 'application/json' } })).status).toBe(200);
   });
 
+  it('tRPC input that does not parse, or a malformed path, is refused as the request\'s fault, never a 500', async () => {
+    const opts = { host: env.alpha.host, key: env.alpha.key };
+    for (const path of ['/trpc/clients.list?input=%7Bnot-json', '/trpc/clients.list?batch=1&input=%5B1%5D', '/trpc/clients%ZZlist']) {
+      const res = await send(env.url, 'GET', path, opts);
+      expect(res.status, path).toBeGreaterThanOrEqual(400);
+      expect(res.status, path).toBeLessThan(500);
+    }
+  });
+
   it.each(badEscapes)('the public invoice page answers its HTML 404 for %s', async (escape) => {
     const res = await get(`/invoices/${escape}`);
     expect(res.status).toBe(404);

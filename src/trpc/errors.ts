@@ -13,6 +13,9 @@ const trpcOwn: Partial<Record<TRPCError['code'], () => AppError>> = {
   UNSUPPORTED_MEDIA_TYPE: () => new AppError('unsupported_media_type', 'unsupported_media_type', 'The request body must be JSON'),
 };
 
+/** Exceptions that say the code is wrong, not the request. */
+const isBug = (err: unknown) => err instanceof RangeError || err instanceof TypeError || err instanceof ReferenceError;
+
 /**
  * Every error, whatever threw it, as the one domain error type. Anything not understood is an
  * internal error whose message never reaches the caller; `internal` is true for those so the
@@ -25,9 +28,10 @@ export function toAppError(err: unknown): { error: AppError; internal: boolean }
     if (hasIssues(err.cause)) return { error: validationError(err.cause.issues), internal: false };
     const own = trpcOwn[err.code];
     if (own) return { error: own(), internal: false };
-    // tRPC's own refusals (a batch too large) say what is wrong; an exception thrown while the
-    // input was read (a bug) must not reach the caller as if it were a validation message.
-    if (err.code === 'BAD_REQUEST' && !(err.cause instanceof Error && !(err.cause instanceof TRPCError))) {
+    // tRPC's own refusals say what is wrong with the request (a batch too large, input that does
+    // not parse); a bug met while the input was read (a stack overflow, a TypeError) must not
+    // reach the caller as if it were a validation message.
+    if (err.code === 'BAD_REQUEST' && !isBug(err.cause)) {
       return { error: new AppError('unprocessable', 'validation_failed', err.message), internal: false };
     }
   }
