@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
 import { adminCall } from '../ops/node-client.ts';
@@ -75,8 +75,12 @@ export function claimTransfer(services: AppServices, subdomain: string, what: st
   const lock = join(dir, `${subdomain}.lock`);
   const holder: LockHolder = { pid: process.pid, what, since: services.clock().toISOString() };
   for (let attempt = 0; ; attempt++) {
+    // Written whole beside it, then linked into place (link fails if the lock exists): a lock is
+    // never seen half-written, which would read as a killed holder's and be taken over.
+    const written = `${lock}.${process.pid}`;
+    writeFileSync(written, JSON.stringify(holder));
     try {
-      writeFileSync(lock, JSON.stringify(holder), { flag: 'wx' });
+      linkSync(written, lock);
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -86,6 +90,8 @@ export function claimTransfer(services: AppServices, subdomain: string, what: st
       }
       if (attempt > 0) throw new UsageError(`cannot claim ${subdomain}: ${lock} is in the way`);
       rmSync(lock, { force: true });
+    } finally {
+      rmSync(written, { force: true });
     }
   }
   const path = join(dir, `${subdomain}-${what}.sqlite`);
