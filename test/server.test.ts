@@ -76,7 +76,10 @@ describe('the server', () => {
     expect(unknown.body.code).toBe('route_not_found');
     const wrongMethod = await env.alpha.api.request('DELETE', TEAM);
     expect(wrongMethod.status).toBe(405);
-    expect(wrongMethod.headers.allow).toBe('GET');
+    // HEAD is answered wherever GET is, so Allow names it too (RFC 9110 §10.2.1).
+    expect(wrongMethod.headers.allow).toBe('GET, HEAD');
+    const head = await send(env.url, 'HEAD', TEAM, { host: env.alpha.host, key: env.alpha.key, headers: accept });
+    expect(head.status).toBe(200);
     const outside = await send(env.url, 'GET', '/nope');
     expect(outside.status).toBe(404);
   });

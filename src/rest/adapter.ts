@@ -76,7 +76,7 @@ function compile(route: RestRoute): CompiledRoute {
 
 type Match = { route: RestRoute; params: Record<string, string> } | { allow: string[] };
 
-/** The row for a method and path; else the methods the path has (405), or none (404). */
+/** The row for a method and path; else the methods the path has (405; HEAD beside GET, since it is answered), or none (404). */
 function matcher(routes: RestRoute[]): (method: string, path: string) => Match {
   const compiled = [...routes].sort((a, b) => specificity(a) - specificity(b)).map(compile);
   return (method, path) => {
@@ -89,6 +89,7 @@ function matcher(routes: RestRoute[]): (method: string, path: string) => Match {
         return { route: c.route, params: Object.fromEntries(c.names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)])) };
       }
       allow.add(c.route.method);
+      if (c.route.method === 'GET') allow.add('HEAD');
     }
     return { allow: [...allow] };
   };
@@ -146,7 +147,7 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
     const found = match(method, path);
     if ('allow' in found) {
       if (found.allow.length === 0) throw new AppError('not_found', 'route_not_found', `No operation ${method} ${REST_PREFIX}${path}`);
-      throw new AppError('method_not_allowed', 'method_not_allowed', `${method} is not allowed here; use ${found.allow.join(' or ')}`, { extra: { allow: found.allow } });
+      throw new AppError('method_not_allowed', 'method_not_allowed', `${method} is not allowed here; use ${found.allow.filter((m) => m !== 'HEAD').join(' or ')}`, { extra: { allow: found.allow } });
     }
     await call(req, res, ctx, { route: found.route, params: found.params, query: target.query, body, exchange });
   }

@@ -68,7 +68,10 @@ export class ContractChecker {
     // A CORS preflight is the browser asking, not an operation: answered with headers only.
     if (exchange.method === 'OPTIONS' && exchange.requestHeaders['access-control-request-method'] !== undefined) return;
     const relative = pathname.slice(PREFIX.length);
-    const method = exchange.method.toLowerCase() as OpenApiMethod;
+    // HEAD is GET without the body (RFC 9110 §9.3.2): the document describes GET, and HEAD answers
+    // only its status and headers.
+    const head = exchange.method === 'HEAD';
+    const method = (head ? 'get' : exchange.method.toLowerCase()) as OpenApiMethod;
     const matches = this.templates.filter((t) => t.pattern.test(relative));
     const template = matches.find((t) => t.item[method] !== undefined);
     const operation = template?.item[method];
@@ -85,6 +88,10 @@ export class ContractChecker {
     if (!response) {
       const documented = Object.keys(operation.responses).join(', ');
       fail(`${what} answered ${exchange.status}, which the OpenAPI document does not list (documented: ${documented}). Body: ${exchange.raw.toString('utf8').slice(0, 500)}`);
+    }
+    if (head) {
+      if (exchange.raw.length > 0) fail(`${what} answered HEAD with a body`);
+      return;
     }
     const schema = response.content?.['application/json'].schema;
     if (!schema) {
