@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceReminders, outbox } from '../src/db/schema/index.ts';
 import { remindersJob } from '../src/jobs/reminders.ts';
+import { deliverOutbox } from '../src/mail/worker.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
 import { recordOverdueInvoices } from '../src/domain/invoices/overdue.ts';
 import { nextOverdueAt, nextReminderAt, queueDueReminders } from '../src/domain/invoices/reminders.ts';
@@ -16,8 +17,14 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-/** An invoice e-mailed (or kept as a draft) at `at`, by default 2026-11-10 10:00 UTC, due 2026-11-20. */
-async function invoice(opts: { remind: boolean; number: string; send?: boolean; at?: string; issueDate?: string; dueDate?: string }) {
+/** Delivers every message waiting in a workspace (to files: the tests have no SMTP_URL), at the clock's time. */
+const deliverMail = (ws: TestEnv['alpha']) => deliverOutbox(ws.handle, env.services);
+
+/**
+ * An invoice e-mailed (or kept as a draft) at `at`, by default 2026-11-10 10:00 UTC, due
+ * 2026-11-20; its mail delivered at once unless `delivered` is false.
+ */
+async function invoice(opts: { remind: boolean; number: string; send?: boolean; delivered?: boolean; at?: string; issueDate?: string; dueDate?: string }) {
   clock.set(opts.at ?? '2026-11-10T10:00:00.000Z');
   const db = env.alpha.handle.db;
   const client = makeClient(db, { name: 'Reminded Ltd' });
@@ -37,6 +44,7 @@ async function invoice(opts: { remind: boolean; number: string; send?: boolean; 
     invoice_details: { recipient_ids: [r.id] },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  if (opts.delivered ?? true) await deliverMail(env.alpha);
   return { id: res.body.invoice.id as string, recipient: r };
 }
 
@@ -125,12 +133,32 @@ describe('automated reminders', () => {
     // Resent on 2026-11-30: the reminder of 2026-12-04 would follow it within the week, so the next is 2026-12-11.
     clock.set('2026-11-30T10:00:00.000Z');
     await ws.caller.invoices.resend({ email: ws.ownerEmail, invoice_id: inv.id, invoice_details: { recipient_ids: [inv.recipient.id] } });
+    await deliverMail(ws);
     clock.set('2026-12-04T10:00:00.000Z');
     await runJobOnce(remindersJob, env.services);
     expect(remindersOf(inv.id)).toHaveLength(1);
     clock.set('2026-12-11T10:00:00.000Z');
     await runJobOnce(remindersJob, env.services);
     expect(remindersOf(inv.id)).toHaveLength(2);
+  });
+
+  it('no reminder while the invoice\'s own mail is still on its way; its delivery starts the quiet week', async () => {
+    // Queued 2026-11-10, due 2026-11-20 (dates 11-20, 11-27, 12-04 …), but the mail server is down.
+    const inv = await invoice({ remind: true, number: 'R-9', delivered: false });
+    for (const at of ['2026-11-20T10:00:00.000Z', '2026-11-21T10:00:00.000Z']) {
+      clock.set(at);
+      await runJobOnce(remindersJob, env.services);
+    }
+    expect(remindersOf(inv.id)).toHaveLength(0);
+    // Delivered on 2026-11-22: the client has it from then, so 11-27 is in the quiet week.
+    clock.set('2026-11-22T10:00:00.000Z');
+    expect((await deliverMail(env.alpha)).sent).toBeGreaterThan(0);
+    clock.set('2026-11-27T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(0);
+    clock.set('2026-12-04T10:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id).map((m) => m.subject)).toEqual(['Reminder: invoice R-9 from alpha is overdue']);
   });
 
   it('an invoice sent with a due date already past is not reminded "overdue" at once: first on the schedule date a week or more later', async () => {
@@ -152,11 +180,11 @@ describe('automated reminders', () => {
   });
 });
 
-/** An invoice of 50 with reminders, e-mailed to one recipient of a new client: the POST's answer. */
-function sentWithReminders(ws: TestEnv['alpha'], number: string, dueDate: string) {
+/** An invoice of 50 with reminders, e-mailed (and delivered) to one recipient of a new client: the POST's answer. */
+async function sentWithReminders(ws: TestEnv['alpha'], number: string, dueDate: string) {
   const client = makeClient(ws.handle.db);
   const r = makeRecipient(ws.handle.db, client.id);
-  return ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+  const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
     email: ws.ownerEmail,
     number,
     total: 50,
@@ -166,6 +194,8 @@ function sentWithReminders(ws: TestEnv['alpha'], number: string, dueDate: string
     send_email: true,
     invoice_details: { recipient_ids: [r.id] },
   });
+  await deliverMail(ws);
+  return res;
 }
 
 describe('nextReminderAt', () => {

@@ -6,6 +6,7 @@ import { approvalDigests, invoiceReminders, projects } from '../src/db/schema/in
 import { approvalDigestJob } from '../src/jobs/approval-digest.ts';
 import { remindersJob } from '../src/jobs/reminders.ts';
 import { runJobOnce, startJobs, type Job } from '../src/jobs/runner.ts';
+import { deliverOutbox } from '../src/mail/worker.ts';
 import { runInScope, type AppServices } from '../src/services.ts';
 import { makeClient, makeMember, makeProject, makeProjectSetup, makeProjectUser, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
 import { startTestEnv, type TestEnv, type TestWorkspace } from './helpers/env.ts';
@@ -54,6 +55,8 @@ async function recordedWorkspace(subdomain: string): Promise<TestWorkspace> {
     invoice_details: { recipient_ids: [recipient.id] },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  // Delivered at once: no reminder goes out while the invoice's own mail is still on its way.
+  await deliverOutbox(ws.handle, env.services);
   const weekly = makeProjectSetup(db, { project: { enableApprovals: true, notifyWeekly: true, notificationDay: 'monday', notificationTime: '09:00' } });
   makeProjectUser(db, weekly.project.id, makeMember(db, { firstName: 'Pia' }).id, { role: 'project_manager' });
   makeTimeEntry(db, { clientId: weekly.client.id, projectId: weekly.project.id, taskId: weekly.task.id, userId: weekly.member.id }, { status: 'pending_approval', recordedOn: '2026-11-17' });

@@ -23,6 +23,14 @@ const lastInvoiceMailSql = sql<string | null>`(SELECT max("o"."created_at") FROM
   WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ('invoice', 'invoice_resend')
   AND NOT ("o"."status" = 'failed' AND coalesce("o"."last_error", '') LIKE ${`${CANCELLED_PREFIX}%`}))`;
 
+/**
+ * Whether the invoice's own message (invoice or resend) is still on its way: queued, not yet
+ * delivered or given up. No reminder goes out then, or a client would get the reminder with (or
+ * before) the invoice once a mail outage ends; its delivery starts the quiet week instead.
+ */
+const invoiceMailOutSql = sql`EXISTS (SELECT 1 FROM "outbox" AS "o"
+  WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ('invoice', 'invoice_resend') AND "o"."status" = 'pending')`;
+
 const latest = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /** The first day a reminder may be sent: `REMINDER_QUIET_DAYS` after the local day the invoice last went out; null when it never did. */
@@ -39,10 +47,11 @@ function firstReminderDate(dueDate: string, notBefore: string | null): string {
 }
 
 /**
- * Invoices that get reminders: asked for, issued (a draft never reached the client) and with a
- * balance still due.
+ * Invoices that get reminders: asked for, issued (a draft never reached the client), with a
+ * balance still due, and not while their own message is still on its way.
  */
-const remindable = () => and(eq(invoices.sendAutomatedReminderEmail, true), inArray(invoices.status, [...OPEN_STATUSES]), sql`${balanceDueSql} > 0`);
+const remindable = () =>
+  and(eq(invoices.sendAutomatedReminderEmail, true), inArray(invoices.status, [...OPEN_STATUSES]), sql`${balanceDueSql} > 0`, sql`NOT ${invoiceMailOutSql}`);
 
 /**
  * The reminder date due today for an invoice: its due date, or the latest due date + 7k that is
@@ -57,9 +66,10 @@ export function reminderDateFor(dueDate: string, today: string, notBefore: strin
   return notBefore !== null && date < notBefore ? null : date;
 }
 
-/** When the invoice itself last went out (`sent_at` and its latest invoice message), for the quiet week. */
-function lastMailedAt(tx: Db, invoiceId: string): string | null {
-  return tx.select({ at: lastInvoiceMailSql }).from(invoices).where(eq(invoices.id, invoiceId)).get()?.at ?? null;
+/** When the invoice itself last went out (its latest invoice message), for the quiet week, and whether a message of it is still on its way. */
+function invoiceMailState(tx: Db, invoiceId: string): { lastMailedAt: string | null; out: boolean } {
+  const row = tx.select({ at: lastInvoiceMailSql, out: invoiceMailOutSql.mapWith(Boolean) }).from(invoices).where(eq(invoices.id, invoiceId)).get();
+  return { lastMailedAt: row?.at ?? null, out: row?.out ?? false };
 }
 
 /** Queues one invoice's reminder for `today` in its own transaction, unless it was queued already. */
@@ -68,8 +78,9 @@ function remindOne(scope: Scope, invoiceId: string, today: string): number {
     const invoice = tx.select().from(invoices).where(eq(invoices.id, invoiceId)).get();
     if (!invoice) return 0;
     const balance = balanceDueMinor(invoice, paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0);
-    const remindOn = reminderDateFor(invoice.dueDate, today, quietUntil(scope, invoice.sentAt, lastMailedAt(tx, invoice.id)));
-    if (balance <= 0 || !remindOn) return 0;
+    const mail = invoiceMailState(tx, invoice.id);
+    const remindOn = reminderDateFor(invoice.dueDate, today, quietUntil(scope, invoice.sentAt, mail.lastMailedAt));
+    if (balance <= 0 || !remindOn || mail.out) return 0;
     const fresh = tx.insert(invoiceReminders).values({ invoiceId, remindOn, createdAt: scope.now.toISOString() }).onConflictDoNothing().run();
     if (fresh.changes === 0) return 0;
     const to = tx
