@@ -281,6 +281,27 @@ describe('mail that looks sent by the agency', () => {
     expect(reminder.text).not.toMatch(/pay the invoice online/i);
     expect(smtp.received.find((r) => r.mail.subject === 'Once more')?.rcptTo).toEqual(['ann@client.test']);
   });
+  it('an invoice sent again after payments states what is still due, and asks for nothing once it is paid', async () => {
+    const inv = await sendDefault(env.alpha);
+    await runJobOnce(outboxJob, env.services);
+    const resend = async (subject: string) => {
+      await env.alpha.caller.invoices.resend({ email: env.alpha.ownerEmail, invoice_id: inv.id, invoice_details: { recipient_ids: [inv.ann.id], subject } });
+      await runJobOnce(outboxJob, env.services);
+      return smtp.received.find((r) => r.mail.subject === subject)!.mail;
+    };
+    await env.alpha.caller.invoices.recordPayment({ email: env.alpha.ownerEmail, invoice_id: inv.id, amount: 40, method: 'bank_transfer' });
+    const partly = await resend('Again, partly paid');
+    expect(partly.text).toContain(`Please find invoice ${inv.number} for 100,00\u00a0$; 40,00\u00a0$ has been paid, and 60,00\u00a0$ is still due by 18.12.2026.`);
+    expect(partly.text).toMatch(/Amount due:?\s+60,00\u00a0\$/);
+    expect(partly.text).not.toMatch(/Amount due:?\s+100,00/);
+    await env.alpha.caller.invoices.markPaid({ email: env.alpha.ownerEmail, invoice_id: inv.id });
+    const paid = await resend('Again, paid');
+    expect(paid.text).toContain(`Please find invoice ${inv.number} for 100,00\u00a0$, which has been paid in full.`);
+    expect(paid.text).toMatch(/Amount due:?\s+0,00\u00a0\$/);
+    expect(paid.text).not.toContain('Due date');
+    expect(String(paid.html)).not.toContain('Due date');
+  });
+
   it('says "View and pay" only when the invoice\'s page offers card payment (the rule of its "Pay now")', async () => {
     const ws = env.workspace('cardpay');
     await ws.caller.workspace.updatePaymentProcessor({ email: ws.ownerEmail, secret_key: 'sk_test_abcdefgh12345678', webhook_secret: 'whsec_abcdefgh9876' });

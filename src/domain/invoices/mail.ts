@@ -5,7 +5,7 @@ import { enqueueMail, type OutgoingMail } from '../../mail/outbox.ts';
 import { defaultInvoiceSubject, invoiceMail, reminderMail, type MailSeller, type PageLink } from '../../mail/templates/invoice.ts';
 import type { Scope } from '../scope.ts';
 import { readIdentityIn, type Identity } from '../workspace/identity.ts';
-import { paidByInvoice } from './balance.ts';
+import { balanceDueMinor, paidByInvoice } from './balance.ts';
 import { cardCheckout } from './card-payment.ts';
 import { formatsFor } from './format.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
@@ -88,11 +88,14 @@ export function queueInvoiceMail(
   const f = formatsFor(ctx.identity.locale, invoice.currency);
   const seller = sellerOf(ctx.identity);
   const credited = creditedOf(tx, invoice);
+  const paidMinor = invoice.kind === 'invoice' ? (paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0) : 0;
+  const balanceMinor = balanceDueMinor(invoice, paidMinor);
   const doc = {
     kind: invoice.kind,
     number: invoice.number,
     // A credit note's total is the invoice's, negated: the mail says what it credits, as a positive amount.
     total: f.money(invoice.kind === 'credit_note' ? Math.abs(invoice.totalMinor) : invoice.totalMinor),
+    paid: paidMinor > 0 ? { paid: f.money(paidMinor), balance: f.money(balanceMinor), settled: balanceMinor === 0 } : null,
     dueDate: f.day(invoice.dueDate),
     creditedNumber: credited.number,
     creditedPaid: credited.paidMinor > 0 ? f.money(credited.paidMinor) : null,

@@ -17,6 +17,11 @@ interface DocumentFacts {
   number: string;
   /** Formatted in the workspace's locale; for a credit note the amount credited, as a positive amount. */
   total: string;
+  /**
+   * For an invoice with payments on it (sent again, or paid while its mail was queued): what was
+   * paid and what is still due, formatted; null when nothing was paid, so the total is what is due.
+   */
+  paid: { paid: string; balance: string; settled: boolean } | null;
   dueDate: string;
   /** For a credit note: the number of the invoice it cancels. */
   creditedNumber: string | null;
@@ -47,11 +52,21 @@ function defaultInvoiceText(doc: DocumentFacts): string {
     const paid = paidNote(doc);
     return paid ? `${text}\n\n${paid}` : text;
   }
-  return `Please find ${documentName(doc)} for ${doc.total}, due ${doc.dueDate}.`;
+  if (!doc.paid) return `Please find ${documentName(doc)} for ${doc.total}, due ${doc.dueDate}.`;
+  if (doc.paid.settled) return `Please find ${documentName(doc)} for ${doc.total}, which has been paid in full.`;
+  return `Please find ${documentName(doc)} for ${doc.total}; ${doc.paid.paid} has been paid, and ${doc.paid.balance} is still due by ${doc.dueDate}.`;
+}
+
+/** An invoice's figures: what is due, never the total once something was paid (a paid invoice sent again asks for nothing). */
+function invoiceRows(doc: DocumentFacts): [string, string][] {
+  if (!doc.paid) return [['Invoice', doc.number], ['Amount due', doc.total], ['Due date', doc.dueDate]];
+  const rows: [string, string][] = [['Invoice', doc.number], ['Total', doc.total], ['Paid', doc.paid.paid], ['Amount due', doc.paid.balance]];
+  if (!doc.paid.settled) rows.push(['Due date', doc.dueDate]);
+  return rows;
 }
 
 function factRows(doc: DocumentFacts): [string, string][] {
-  if (doc.kind === 'invoice') return [['Invoice', doc.number], ['Amount due', doc.total], ['Due date', doc.dueDate]];
+  if (doc.kind === 'invoice') return invoiceRows(doc);
   const rows: [string, string][] = [['Credit note', doc.number]];
   if (doc.creditedNumber) rows.push(['Cancels invoice', doc.creditedNumber]);
   rows.push(['Amount credited', doc.total]);
