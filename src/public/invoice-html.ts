@@ -1,8 +1,8 @@
 import { hoursBy, type DocumentLine, type DocumentState, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { totalRows } from '../domain/invoices/document-totals.ts';
 import { formatsFor, type Formats } from '../domain/invoices/format.ts';
 import { lineHours } from '../domain/invoices/records.ts';
 import { minorToDecimalString } from '../domain/money.ts';
-import { hoursOf } from '../domain/time/hours.ts';
 import { escapeHtml as e } from '../mail/templates/layout.ts';
 import { PAGE_CSS } from './styles.ts';
 
@@ -104,17 +104,7 @@ function linesHtml(doc: InvoiceDocument, f: Formats): string {
 }
 
 function totalsHtml(doc: InvoiceDocument, f: Formats): string {
-  const { invoice } = doc;
-  const rows = [
-    `<tr><td>Subtotal</td><td class="num">${e(f.money(invoice.subtotalMinor))}</td></tr>`,
-    ...doc.taxes
-      .filter((t) => t.selected)
-      .map((t) => `<tr><td>${e(t.name)} ${e(f.number(Number(t.percentage)))}% of ${e(f.money(invoice.subtotalMinor))}</td><td class="num">${e(f.money(t.amountMinor))}</td></tr>`),
-    `<tr class="strong"><td>Total (${e(invoice.currency)})</td><td class="num">${e(f.money(invoice.totalMinor))}</td></tr>`,
-    ...(doc.paidMinor > 0
-      ? [`<tr><td>Paid</td><td class="num">${e(f.money(-doc.paidMinor))}</td></tr>`, `<tr class="strong"><td>Balance due</td><td class="num">${e(f.money(doc.balanceMinor))}</td></tr>`]
-      : []),
-  ];
+  const rows = totalRows(doc, f).map((r) => `<tr${r.strong ? ' class="strong"' : ''}><td>${e(r.label)}</td><td class="num">${e(r.value)}</td></tr>`);
   return `<table class="totals"><tbody>${rows.join('')}</tbody></table>`;
 }
 
@@ -129,7 +119,7 @@ function detailsHtml(doc: InvoiceDocument, f: Formats): string {
   const time = doc.lines.filter((l) => l.kind === 'time_entry');
   const summary = (title: string, key: (l: DocumentLine) => string | null) =>
     `<h2>${title}</h2><table><tbody>${hoursBy(time, key)
-      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${e(f.number(hoursOf(g.seconds)))} h</td><td class="num">${e(f.money(g.amountMinor))}</td></tr>`)
+      .map((g) => `<tr><td>${e(g.label)}</td><td class="num">${e(f.number(g.hours))} h</td><td class="num">${e(f.money(g.amountMinor))}</td></tr>`)
       .join('')}</tbody></table>`;
   if (invoice.includeHoursByPerson && time.length) parts.push(summary('Hours by person', (l) => l.personName));
   if (invoice.includeHoursByTask && time.length) parts.push(summary('Hours by task', (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName)));

@@ -167,26 +167,33 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): 
   };
 }
 
-/** Hours and amount per key (person or task), in line order of first appearance. */
-export function hoursBy(lines: DocumentLine[], key: (l: DocumentLine) => string | null): { label: string; seconds: number; amountMinor: number }[] {
-  const groups = new Map<string, { label: string; seconds: number; amountMinor: number }>();
+/** A time line's hours as printed (to 4 decimals), in ten-thousandths of an hour, so sums of them are exact. */
+const printedTenThousandths = (l: DocumentLine): number => {
+  const h = l.kind === 'time_entry' ? lineHours(l) : null;
+  return h === null ? 0 : Math.round(h * 10_000);
+};
+
+/**
+ * The time lines' hours and amounts grouped by `key` (person, task), in order of first appearance.
+ * A group's hours are the sum of its lines' hours as printed, like `totalHours`: the groups then
+ * add up to the total hours to the last decimal, as a reader checking the figures expects.
+ */
+export function hoursBy(lines: DocumentLine[], key: (l: DocumentLine) => string | null): { label: string; hours: number; amountMinor: number }[] {
+  const groups = new Map<string, { label: string; tenThousandths: number; amountMinor: number }>();
   for (const l of lines) {
     if (l.kind !== 'time_entry') continue;
     const label = key(l) ?? '—';
-    const g = groups.get(label) ?? { label, seconds: 0, amountMinor: 0 };
-    g.seconds += l.seconds ?? 0;
+    const g = groups.get(label) ?? { label, tenThousandths: 0, amountMinor: 0 };
+    g.tenThousandths += printedTenThousandths(l);
     g.amountMinor += l.amountMinor;
     groups.set(label, g);
   }
-  return [...groups.values()];
+  return [...groups.values()].map((g) => ({ label: g.label, hours: g.tenThousandths / 10_000, amountMinor: g.amountMinor }));
 }
 
 /** The hours billed by the time lines, as printed: each line's hours to 4 decimals, summed exactly. */
 export function totalHours(lines: DocumentLine[]): number {
   let tenThousandths = 0;
-  for (const l of lines) {
-    const h = l.kind === 'time_entry' ? lineHours(l) : null;
-    if (h !== null) tenThousandths += Math.round(h * 10_000);
-  }
+  for (const l of lines) tenThousandths += printedTenThousandths(l);
   return tenThousandths / 10_000;
 }

@@ -97,7 +97,7 @@ export function drawSummaries(c: PageCursor, doc: InvoiceDocument, f: Formats): 
   const time = doc.lines.filter((l) => l.kind === 'time_entry');
   if (!time.length) return;
   const groups = (key: (l: DocumentLine) => string | null) =>
-    hoursBy(time, key).map((g) => [g.label, f.number(hoursOf(g.seconds)), f.money(g.amountMinor)]);
+    hoursBy(time, key).map((g) => [g.label, f.number(g.hours), f.money(g.amountMinor)]);
   if (invoice.includeHoursByPerson) {
     heading(c, 'Hours by person');
     drawTable(c, rowColumns([['Person', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]), groups((l) => l.personName));

@@ -1,32 +1,8 @@
 import { totalHours, type InvoiceDocument } from '../../domain/invoices/document.ts';
+import { totalRows, type TotalRow } from '../../domain/invoices/document-totals.ts';
 import type { Formats } from '../../domain/invoices/format.ts';
 import { GREY, lineHeight, type PageCursor } from '../cursor.ts';
 import { fitLine } from '../fit.ts';
-
-interface TotalRow {
-  label: string;
-  value: string;
-  strong?: boolean;
-}
-
-/**
- * Subtotal; each charged tax with its rate and the amount it is charged on (the per-rate taxable
- * amount an EU VAT invoice must show); the total; and, once something was paid, what was paid and
- * the balance still due.
- */
-function totalRows(doc: InvoiceDocument, f: Formats): TotalRow[] {
-  const { invoice } = doc;
-  const rows: TotalRow[] = [{ label: 'Subtotal', value: f.money(invoice.subtotalMinor) }];
-  for (const t of doc.taxes.filter((x) => x.selected)) {
-    rows.push({ label: `${t.name} ${f.number(Number(t.percentage))}% of ${f.money(invoice.subtotalMinor)}`, value: f.money(t.amountMinor) });
-  }
-  rows.push({ label: `Total (${invoice.currency})`, value: f.money(invoice.totalMinor), strong: true });
-  if (doc.paidMinor > 0) {
-    rows.push({ label: 'Paid', value: f.money(-doc.paidMinor) });
-    rows.push({ label: 'Balance due', value: f.money(doc.balanceMinor), strong: true });
-  }
-  return rows;
-}
 
 const rowHeight = (row: TotalRow) => lineHeight(row.strong ? 11 : 9.5) + 2;
 

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from './helpers/http.ts';
+import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
+import { readPdf } from './helpers/pdf.ts';
+
+/**
+ * The figures a client or accountant checks on an invoice add up, on the PDF and on the public
+ * page alike: the hours summaries to the total hours, and a void invoice's totals to what is left
+ * (nothing, or what was paid on it, owed back).
+ */
+
+let env: TestEnv;
+let ws: TestWorkspace;
+const clock = testClock('2026-11-18T10:00:00.000Z');
+
+beforeAll(async () => {
+  env = await startTestEnv({ clock });
+  ws = env.alpha;
+});
+afterAll(() => env.close());
+
+const pdfText = async (invoiceId: string) => readPdf(Buffer.from((await ws.caller.invoices.pdf({ invoice_id: invoiceId })).base64, 'base64'));
+const pageText = async (publicUrl: string) => {
+  const res = await send(env.url, 'GET', new URL(publicUrl).pathname, { host: ws.host });
+  expect(res.status).toBe(200);
+  return res.text;
+};
+
+/** An invoice of `body` for the client, its total asked of the API first (as a client computing it would). */
+async function createInvoice(clientId: string, number: string, body: Record<string, unknown>) {
+  const input = { email: ws.ownerEmail, client_id: clientId, number, ...body };
+  const preview = await ws.caller.invoices.create({ ...input, total: 0 } as never).catch((err: { cause?: { extra?: { computed_total?: number } } }) => err.cause?.extra?.computed_total);
+  expect(preview).toBeTypeOf('number');
+  return (await ws.caller.invoices.create({ ...input, total: preview } as never)).invoice;
+}
+
+describe('figures that add up', () => {
+  it('the hours by person and by task sum to the total hours, each line counted as printed', async () => {
+    const db = ws.handle.db;
+    const client = makeClient(db, { name: 'Hours Ltd', currency: 'USD' });
+    const project = makeProject(db, client.id, { name: 'Site', currency: 'USD', hourlyRateMinor: 10000 });
+    const task = makeTask(db, project.id, { name: 'Build' });
+    const person = makeMember(db, { firstName: 'Ada', lastName: 'Lovelace' });
+    makeProjectUser(db, project.id, person.id);
+    // 3,601 s each: 1.0003 h printed per line, 3.0009 h in all; the exact 10,803 s would print 3.0008.
+    const lines = [1, 2, 3].map((day) => {
+      const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: person.id }, { seconds: 3601, recordedOn: `2026-10-0${day}` });
+      return { time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: person.id };
+    });
+    const inv = await createInvoice(client.id, 'HRS-1', { invoice_time_entries: lines, include_hours_by_person: true, include_hours_by_task: true, include_payment_link: true });
+
+    const pdf = await pdfText(inv.id);
+    expect(pdf.flat).toContain('Total hours: 3.0009');
+    const summaryRows = pdf.lines.flat().filter((l) => /^(Ada Lovelace|Site · Build) [\d.]+ \$/.test(l));
+    expect(summaryRows.length).toBe(2);
+    for (const row of summaryRows) expect(row).toMatch(/ 3\.0009 \$300\.09$/);
+
+    const page = await pageText((await ws.caller.invoices.get({ invoice_id: inv.id })).invoice.public_url!);
+    const pageHours = [...page.matchAll(/<td class="num">([\d.]+) h<\/td>/g)].map((m) => m[1]);
+    expect(pageHours).toEqual(['3.0009', '3.0009']);
+  });
+
+  it('a void invoice: its credit note takes the total away, and what was paid on it is to be refunded', async () => {
+    const client = makeClient(ws.handle.db, { name: 'Void Ltd', currency: 'USD' });
+    const services = { tax_details: [{ name: 'VAT', percentage: 10, selected: true }], invoice_services: [{ notes: 'Consulting', quantity: 2, unit_amount: 500 }], include_payment_link: true };
+    const paidOn = await createInvoice(client.id, 'VOID-1', services);
+    const unpaid = await createInvoice(client.id, 'VOID-2', services);
+    for (const inv of [paidOn, unpaid]) await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: inv.id });
+    await ws.caller.invoices.recordPayment({ email: ws.ownerEmail, invoice_id: paidOn.id, amount: 300, method: 'bank_transfer' });
+    const paidVoid = await ws.caller.invoices.void({ email: ws.ownerEmail, invoice_id: paidOn.id });
+    const unpaidVoid = await ws.caller.invoices.void({ email: ws.ownerEmail, invoice_id: unpaid.id });
+
+    const paidPdf = await pdfText(paidOn.id);
+    expect(paidPdf.flat).toContain(`Total (USD) $1,100.00\nCancelled by credit note ${paidVoid.credit_note!.number} -$1,100.00\nPaid -$300.00\nTo be refunded to you $300.00\n`);
+    expect(paidPdf.flat).not.toContain('Balance due');
+    const unpaidPdf = await pdfText(unpaid.id);
+    expect(unpaidPdf.flat).toContain(`Total (USD) $1,100.00\nCancelled by credit note ${unpaidVoid.credit_note!.number} -$1,100.00\nBalance due $0.00\n`);
+
+    const page = await pageText(paidVoid.invoice.public_url!);
+    expect(page).toContain(`<tr><td>Cancelled by credit note ${paidVoid.credit_note!.number}</td><td class="num">-$1,100.00</td></tr><tr><td>Paid</td><td class="num">-$300.00</td></tr><tr class="strong"><td>To be refunded to you</td><td class="num">$300.00</td></tr>`);
+  });
+});
