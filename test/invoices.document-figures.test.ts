@@ -28,11 +28,11 @@ const pageText = async (publicUrl: string) => {
 };
 
 /** An invoice of `body` for the client, its total asked of the API first (as a client computing it would). */
-async function createInvoice(clientId: string, number: string, body: Record<string, unknown>) {
-  const input = { email: ws.ownerEmail, client_id: clientId, number, ...body };
-  const preview = await ws.caller.invoices.create({ ...input, total: 0 } as never).catch((err: { cause?: { extra?: { computed_total?: number } } }) => err.cause?.extra?.computed_total);
+async function createInvoice(clientId: string, number: string, body: Record<string, unknown>, into: TestWorkspace = ws) {
+  const input = { email: into.ownerEmail, client_id: clientId, number, ...body };
+  const preview = await into.caller.invoices.create({ ...input, total: 0 } as never).catch((err: { cause?: { extra?: { computed_total?: number } } }) => err.cause?.extra?.computed_total);
   expect(preview).toBeTypeOf('number');
-  return (await ws.caller.invoices.create({ ...input, total: preview } as never)).invoice;
+  return (await into.caller.invoices.create({ ...input, total: preview } as never)).invoice;
 }
 
 describe('figures that add up', () => {
@@ -79,5 +79,15 @@ describe('figures that add up', () => {
 
     const page = await pageText(paidVoid.invoice.public_url!);
     expect(page).toContain(`<tr><td>Cancelled by credit note ${paidVoid.credit_note!.number}</td><td class="num">-$1,100.00</td></tr><tr><td>Paid</td><td class="num">-$300.00</td></tr><tr class="strong"><td>To be refunded to you</td><td class="num">$300.00</td></tr>`);
+  });
+
+  it("a credit note's own note, when no reason was given, writes the invoice's date as the documents do", async () => {
+    const de = env.workspace('cn-locale');
+    await de.caller.workspace.updateIdentity({ email: de.ownerEmail, locale: 'de-DE' });
+    const client = makeClient(de.handle.db, { name: 'Kunde GmbH', currency: 'EUR' });
+    const inv = await createInvoice(client.id, 'DE-1', { issue_date: '2026-10-01', invoice_services: [{ notes: 'Beratung', unit_amount: 100 }] }, de);
+    await de.caller.invoices.markSent({ email: de.ownerEmail, invoice_id: inv.id });
+    const voided = await de.caller.invoices.void({ email: de.ownerEmail, invoice_id: inv.id });
+    expect(voided.credit_note!.notes).toBe('Cancels invoice DE-1 of 01.10.2026.');
   });
 });

@@ -78,7 +78,9 @@ describe('the public invoice page', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-security-policy']).toContain("img-src data:");
     const text = res.text;
-    expect(text).toContain('<html lang="de-DE">');
+    // English words, German amounts and dates: the page's language is that of its words.
+    expect(text).toContain('<html lang="en">');
+    expect(text).toMatch(/-500,00\s€/);
     expect(text).toContain('Nordlicht Digital GmbH');
     expect(text).toContain('Große Bleichen 12\n20354 Hamburg');
     expect(text).toContain('VAT ID: DE812345678');

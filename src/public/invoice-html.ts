@@ -14,8 +14,8 @@ export interface PageFacts {
   notice: { kind: 'ok' | 'warn' | 'info'; text: string } | null;
 }
 
-export const page = (title: string, body: string, lang = 'en') => `<!doctype html>
-<html lang="${e(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+export const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${e(title)}</title><style>${PAGE_CSS}</style></head>
 <body><main>${body}</main></body></html>`;
 
@@ -140,7 +140,9 @@ ${notice}${relatedHtml(doc)}
 <div class="grid">${buyerHtml(doc)}${dueHtml(doc, f, facts)}</div>
 <h2>Details</h2>${linesHtml(doc, f)}${totalsHtml(doc, f)}${detailsHtml(doc, f)}</div>
 ${doc.seller.invoiceFooter ? `<footer>${e(doc.seller.invoiceFooter)}</footer>` : ''}`;
-  return page(`${kind} ${invoice.number} — ${doc.seller.name}`, body, f.locale);
+  // The page's words are English whatever the locale its amounts and dates are written in; `lang`
+  // tells screen readers the language of the words.
+  return page(`${kind} ${invoice.number} — ${doc.seller.name}`, body);
 }
 
 export const notFoundPage = () =>

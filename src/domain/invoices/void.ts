@@ -8,8 +8,10 @@ import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';
 import { isUniqueViolation } from '../queries.ts';
 import type { ActorScope } from '../scope.ts';
+import { readIdentityIn } from '../workspace/identity.ts';
 import { todayIn } from './balance.ts';
 import { numberTaken } from './create.ts';
+import { formatsFor } from './format.ts';
 import { nextNumberOf } from './next-number.ts';
 import { copyLinesNegated, findInvoice } from './queries.ts';
 import { freshDocument, type InvoiceRow } from './records.ts';
@@ -33,6 +35,12 @@ function refuseVoid(row: InvoiceRow, input: z.output<typeof voidInput>): void {
  * page, every line and tax of the invoice with the amount negated, the same client, projects and
  * recipients. Issued today, as a draft: `invoices.send` e-mails it.
  */
+/** A credit note's note when no reason was given, its date written as the documents write dates (the workspace's locale). */
+function defaultCreditNote(tx: Transaction, scope: ActorScope, row: InvoiceRow): string {
+  const f = formatsFor(readIdentityIn(tx, scope.workspace.name).locale, row.currency);
+  return `Cancels invoice ${row.number} of ${f.day(row.issueDate)}.`;
+}
+
 function issueCreditNote(scope: ActorScope, tx: Transaction, row: InvoiceRow, input: z.output<typeof voidInput>, at: string): InvoiceRow {
   const number = input.credit_note_number ?? nextNumberOf(tx, 'credit_note');
   if (tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.number, number)).get()) throw numberTaken(number);
@@ -49,7 +57,7 @@ function issueCreditNote(scope: ActorScope, tx: Transaction, row: InvoiceRow, in
     dueDate: today,
     dueDatePeriod: null,
     interval: null,
-    notes: input.reason || `Cancels invoice ${row.number} of ${row.issueDate}.`,
+    notes: input.reason || defaultCreditNote(tx, scope, row),
     subtotalMinor: -row.subtotalMinor,
     taxMinor: -row.taxMinor,
     totalMinor: -row.totalMinor,
