@@ -5,16 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clients, idempotencyKeys, invoices, timeEntries, webhookEndpoints } from '../src/db/schema/index.ts';
-import { keysInFlight } from '../src/idempotency/exchange.ts';
+import { IdempotentExchange, keysInFlight } from '../src/idempotency/exchange.ts';
 import { idempotencyKeysJob } from '../src/jobs/idempotency.ts';
 import { createApiKey } from '../src/workspaces/keys.ts';
 import { WorkspaceRegistry } from '../src/workspaces/registry.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
-import { startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
+import { issuePasswordLink } from '../src/domain/accounts/links.ts';
+import { scopeOf, startTestEnv, testClock, type TestEnv } from './helpers/env.ts';
 import { makeProjectSetup } from './helpers/factories.ts';
 import { send, type HttpResponse } from './helpers/http.ts';
+import { BrowserSession, tokenOf } from './helpers/session.ts';
 
 let env: TestEnv;
 const clock = testClock('2026-11-18T10:00:00.000Z');
@@ -186,6 +188,63 @@ describe('Idempotency-Key on REST writes', () => {
     expect(res.headers['idempotent-replayed']).toBeUndefined();
   });
 
+  it('a request whose client left before its operation began never frees the key of the retry that took it', async () => {
+    const entry = entryBody();
+    const body = JSON.stringify(entry);
+    const settles = vi.spyOn(IdempotentExchange.prototype, 'settle');
+    try {
+      // r1 is whole, held before its operation begins; its client walks away: r1 will not run.
+      const r1Operation = holdOperation('before');
+      const r1 = rawPost(`${V2}/time-entries`, 'left-first', body);
+      r1.write(body);
+      await until(() => r1Operation.reached);
+      r1.abort();
+      await until(() => keysInFlight() === 0);
+      // r2, the client's retry, takes the key; its body is held back, so it is provably in flight.
+      const r2 = rawPost(`${V2}/time-entries`, 'left-first', body);
+      r2.write(body.slice(0, 10));
+      await until(() => keysInFlight() === 1);
+      // r1's door now finishes (409 request_abandoned, to no one) and lets go of the key a second time.
+      r1Operation.resume();
+      await until(() => settles.mock.calls.length === 1);
+      expect(keysInFlight()).toBe(1);
+      const r3 = await env.alpha.api.post(`${V2}/time-entries`, body, keyed('left-first', { 'content-type': 'application/json' }));
+      expect(r3.status).toBe(409);
+      expect(r3.body.code).toBe('idempotency_key_in_use');
+      expect((await r2.finish(body.slice(10))).status).toBe(201);
+      expect(entriesWithNotes(entry.notes)).toHaveLength(1);
+      expect(keysInFlight()).toBe(0);
+    } finally {
+      settles.mockRestore();
+    }
+  });
+
+  it("a request whose client left keeps nothing: the key's answer is the one of the retry that took the key", async () => {
+    const good = entryBody();
+    // r1 fails (422: nothing written) and its answer is held until its client has gone and r2 has run.
+    const bad = JSON.stringify({ ...good, hours: 'lots' });
+    const settles = vi.spyOn(IdempotentExchange.prototype, 'settle');
+    try {
+      const r1Operation = holdOperation('after');
+      const r1 = rawPost(`${V2}/time-entries`, 'left-after', bad);
+      r1.write(bad);
+      await until(() => r1Operation.reached);
+      r1.abort();
+      await until(() => keysInFlight() === 0);
+      const r2 = await env.alpha.api.post(`${V2}/time-entries`, good, keyed('left-after'));
+      expect(r2.status).toBe(201);
+      r1Operation.resume();
+      await until(() => settles.mock.calls.length === 2);
+      const retry = await env.alpha.api.post(`${V2}/time-entries`, good, keyed('left-after'));
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.text).toBe(r2.text);
+      expect(entriesWithNotes(good.notes)).toHaveLength(1);
+    } finally {
+      settles.mockRestore();
+    }
+  });
+
   it('expires after 24 hours; the cleaning job removes expired keys in bounded passes', async () => {
     const body = entryBody();
     await env.alpha.api.post(`${V2}/time-entries`, body, keyed('day-old'));
@@ -276,6 +335,68 @@ describe('Idempotency-Key on tRPC mutations over HTTP', () => {
   });
 });
 
+describe('Idempotency-Key on tRPC: which calls take it', () => {
+  const post = (path: string, body: unknown, headers: Record<string, string>) => send(env.url, 'POST', `/trpc/${path}`, { host: env.alpha.host, key: env.alpha.key, body, headers });
+  const clientNamed = (name: string) => env.alpha.handle.db.select().from(clients).where(eq(clients.name, name)).all();
+
+  it('refuses a key on a streamed answer (httpBatchStreamLink): nothing is claimed, run or kept', async () => {
+    for (const header of ['trpc-accept', 'accept']) {
+      const key = `streamed-${header}`;
+      const input = { 0: { email: env.alpha.ownerEmail, name: `Streamed ${header}` } };
+      const res = await post('clients.create?batch=1', input, { 'idempotency-key': key, [header]: 'application/jsonl' });
+      // A stream's status line is 200 whatever its calls answer; the refusal is the call's own.
+      expect(res.status, header).toBe(200);
+      expect(res.text).toContain('"code":"idempotency_key_not_accepted","httpStatus":422');
+      expect(clientNamed(`Streamed ${header}`)).toHaveLength(0);
+      expect(storedKey(key)).toBeUndefined();
+      expect(keysInFlight()).toBe(0);
+      // Sent without a stream, the same key runs afresh and is kept.
+      const plain = await post('clients.create?batch=1', input, { 'idempotency-key': key });
+      expect(plain.status).toBe(200);
+      expect(plain.headers['idempotent-replayed']).toBeUndefined();
+      expect(storedKey(key)?.body).toBe(plain.text);
+    }
+  });
+
+  it('ignores a key on reads: a POSTed query is neither claimed nor kept, and a later read is fresh', async () => {
+    const list = (key: string) => post('clients.list', {}, { 'idempotency-key': key });
+    const names = (res: HttpResponse) => (res.body.result.data.items as { name: string }[]).map((c) => c.name);
+    const first = await list('read-key');
+    expect(first.status).toBe(200);
+    expect((await post('clients.create', { email: env.alpha.ownerEmail, name: 'Made After A Read' }, {})).status).toBe(200);
+    const second = await list('read-key');
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    expect(names(second)).toContain('Made After A Read');
+    expect(storedKey('read-key')).toBeUndefined();
+    expect((await list('x'.repeat(300))).status).toBe(200);
+  });
+
+  it('a batch of queries ignores the key; one mixing queries and a mutation is refused whole by tRPC (422), nothing run or kept', async () => {
+    const reads = await post('clients.list,clients.list?batch=1', { 0: {}, 1: {} }, { 'idempotency-key': 'reads' });
+    expect(reads.body.map((r: { result: { data: { items: unknown } } }) => Array.isArray(r.result.data.items))).toEqual([true, true]);
+    expect(storedKey('reads')).toBeUndefined();
+    const mixed = await post('clients.list,clients.create?batch=1', { 0: {}, 1: { email: env.alpha.ownerEmail, name: 'Mixed Batch' } }, { 'idempotency-key': 'mixed' });
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.error.message).toContain('Cannot mix procedure types');
+    expect(clientNamed('Mixed Batch')).toHaveLength(0);
+    expect(storedKey('mixed')).toBeUndefined();
+    expect(keysInFlight()).toBe(0);
+  });
+
+  it('ignores the header entirely on session-cookie calls (the web app): a malformed key too, and nothing is kept', async () => {
+    const browser = new BrowserSession(env.url, env.alpha.host);
+    const token = tokenOf(issuePasswordLink(scopeOf(env.services, env.alpha.handle), {}).link);
+    expect((await browser.mutate('auth.setPassword', { token, password: 'a password for tests' })).status).toBe(200);
+    for (const key of ['x'.repeat(300), 'café', 'cookie-key', 'cookie-key']) {
+      const made = await browser.mutate('clients.create', { email: env.alpha.ownerEmail, name: 'Via Session' }, { headers: { 'idempotency-key': key } });
+      expect(made.status, key).toBe(200);
+      expect(made.response.headers['idempotent-replayed']).toBeUndefined();
+    }
+    expect(clientNamed('Via Session')).toHaveLength(4);
+    expect(storedKey('cookie-key')).toBeUndefined();
+  });
+});
+
 describe('a crash between commit and answer', () => {
   const BIN = fileURLToPath(new URL('../bin/hourbook.js', import.meta.url));
   const dataDir = mkdtempSync(join(tmpdir(), 'hourbook-idem-crash-'));
@@ -339,6 +460,35 @@ describe('a crash between commit and answer', () => {
     }
   }, 60_000);
 });
+
+/**
+ * Holds the next workspace operation, before it begins or after it has ended (its answer not yet
+ * sent), until `resume`: the test then chooses the moment a client walks away.
+ */
+function holdOperation(at: 'before' | 'after') {
+  const registry = env.services.registry;
+  const using = registry.using.bind(registry);
+  let resume = () => {};
+  const held = new Promise<void>((resolve) => (resume = resolve));
+  const state = { reached: false, resume: () => resume() };
+  const hold = async () => {
+    state.reached = true;
+    await held;
+  };
+  const spy = vi.spyOn(registry, 'using').mockImplementation((async (handle: Parameters<typeof using>[0], fn: () => unknown) => {
+    spy.mockRestore(); // the next operation only
+    if (at === 'before') {
+      await hold();
+      return using(handle, fn);
+    }
+    try {
+      return await using(handle, fn);
+    } finally {
+      await hold();
+    }
+  }) as typeof registry.using);
+  return state;
+}
 
 /** A POST whose body the test writes in parts. */
 function rawPost(path: string, key: string, body: string) {

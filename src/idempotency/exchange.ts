@@ -12,8 +12,12 @@ import { findLive, IDEMPOTENCY_TTL_MS, saveAnswer, type IdempotencyRow, type Sto
 export type Principal = { kind: 'api_key'; id: string };
 export const principalOf = (p: Principal) => `${p.kind}:${p.id}`;
 
-/** Requests whose key is being executed now, per workspace file, caller and key (one process). */
-const inFlight = new Set<string>();
+/**
+ * Who holds each key now, per workspace file, caller and key (one process): the exchange that
+ * claimed it. Holding the owner, not just the key, is what lets a request that already let go
+ * (its client left) never free the key of the retry that took it since.
+ */
+const inFlight = new Map<string, IdempotentExchange>();
 
 /** 409, 429 and 5xx say "try again"; storing them would turn a passing problem into a permanent one. */
 const storable = (status: number) => status < 500 && status !== 409 && status !== 429;
@@ -54,8 +58,9 @@ export function claimIdempotencyKey(claim: KeyClaim): { kind: 'refused'; error: 
       }),
     };
   }
-  inFlight.add(flight);
-  return { kind: 'claimed', exchange: new IdempotentExchange(claim, principal, flight, claim.services.clock()) };
+  const exchange = new IdempotentExchange(claim, principal, flight, claim.services.clock());
+  inFlight.set(flight, exchange);
+  return { kind: 'claimed', exchange };
 }
 
 /**
@@ -134,13 +139,15 @@ export class IdempotentExchange {
   /**
    * The answer the door sends. A success or a 4xx (except 409 and 429) is kept: written now when
    * the operation wrote nothing (or answered other than it rendered), else already committed with
-   * the change. 409, 429 and 5xx are not kept, so they may be retried with the same key.
+   * the change. 409, 429 and 5xx are not kept, so they may be retried with the same key. A request
+   * that no longer holds its key (its client left) keeps nothing: a retry may hold the key by now,
+   * and the key's answer is the retry's.
    */
   settle(answer: StoredAnswer): void {
     if (this.settled) return;
     this.settled = true;
     try {
-      if (this.fingerprint !== null && storable(answer.status) && !sameAnswer(this.committed, answer)) {
+      if (this.fingerprint !== null && this.holdsKey() && storable(answer.status) && !sameAnswer(this.committed, answer)) {
         if (this.committed) this.req.services.logger.warn({ key_path: this.req.path }, 'idempotency: the answer sent differs from the one committed; keeping the one sent');
         // The workspace may have been closed since the request began (LRU): ask the registry again.
         const handle = this.req.services.registry.get(this.req.handle.subdomain);
@@ -167,8 +174,16 @@ export class IdempotentExchange {
     }
   }
 
+  /**
+   * Lets go of the key if this request still holds it. A request may be told to let go twice (its
+   * client left, then its door answered), and by the second time the key may be a retry's.
+   */
   private release(): void {
-    inFlight.delete(this.flight);
+    if (this.holdsKey()) inFlight.delete(this.flight);
+  }
+
+  private holdsKey(): boolean {
+    return inFlight.get(this.flight) === this;
   }
 
   private row(answer: StoredAnswer): IdempotencyRow {

@@ -17,8 +17,10 @@ const asBuffer = (chunk: Chunk, encoding?: BufferEncoding) => (typeof chunk === 
 
 /**
  * Hands the answer a door writes to `exchange.settle` before it goes out, whichever way the door
- * writes it (the REST door's `res.end`, tRPC's streamed `res.write`s), and tells the exchange when the
- * connection closes without an answer.
+ * writes it (the REST door's `res.end`, the tRPC adapter's `res.write`s), and tells the exchange
+ * when the connection closes without an answer. The status is read at the end, so the door must
+ * know it by then: a streamed tRPC answer, whose status line goes out before its calls end, never
+ * claims a key (src/trpc/http.ts).
  */
 export function keepAnswer(res: ServerResponse, exchange: IdempotentExchange): void {
   const chunks: Buffer[] = [];

@@ -13,7 +13,7 @@ import { contextFor, type CallHooks, type Context } from './context.ts';
 import { responseMeta, toAppError } from './errors.ts';
 import { authenticate } from './init.ts';
 import { MAX_BATCH_CALLS } from './limits.ts';
-import { answersWithSecret, procedureSchemas } from './procedure-schemas.ts';
+import { answersWithSecret, isMutation, procedureSchemas } from './procedure-schemas.ts';
 import { appRouter } from './router.ts';
 import { browserRequest } from '../web/browser.ts';
 import { csrfGuard } from '../web/csrf.ts';
@@ -85,39 +85,73 @@ function proceduresCalled(req: Request): string[] {
 }
 
 /**
- * `Idempotency-Key` on tRPC's HTTP form (docs/idempotency.md): a POST (mutation) carrying one
- * claims the key on its headers, then its body is read here (and handed to tRPC as text) to match
- * it with the key's stored first answer: replayed, refused, or run with its answer kept. Refusals
- * (a malformed, reused or busy key, a batch of several calls) reach tRPC through the context, so
- * they are answered in tRPC's own shape; a refused caller is refused again by the procedure.
+ * Whether tRPC may answer this request as a stream (`httpBatchStreamLink`): it asks for
+ * `application/jsonl` in `trpc-accept` or `Accept`. (tRPC lets `trpc-accept` decide when both are
+ * sent; either one counts here, so no stream is ever missed.)
+ */
+function asksForStream(req: Request): boolean {
+  const jsonl = (value: string | undefined) => (value ?? '').split(',').some((type) => type.trim() === 'application/jsonl');
+  const trpcAccept = req.headers['trpc-accept'];
+  return jsonl(Array.isArray(trpcAccept) ? trpcAccept.join(',') : trpcAccept) || jsonl(req.headers.accept);
+}
+
+/**
+ * Whether a request's `Idempotency-Key` applies and, when it does, its claim (docs/idempotency.md);
+ * null when the key is ignored. Throws the refusals: a malformed or busy key, a key on a batch of
+ * several calls, on an answer that shows a secret once, or on a streamed answer.
+ */
+function claimOfRequest(ctx: Context, req: Request): IdempotentExchange | null {
+  // A call without an API key (the web app's session cookie) does not take the header at all.
+  if (ctx.apiKey === undefined) return null;
+  const procedures = proceduresCalled(req);
+  // Reads have nothing to protect: a request that calls no mutation (a POSTed query) ignores it.
+  if (!procedures.some(isMutation)) return null;
+  const key = idempotencyKeyOf(req.method, req.headers);
+  if (key === null) return null;
+  const auth = authenticate(ctx);
+  // One mutation alone: a batch's answer would keep the other calls' answers (reads go stale).
+  if (procedures.length !== 1) {
+    throw new AppError('unprocessable', 'idempotency_key_batch', 'An Idempotency-Key covers one mutation: send it in a request of its own');
+  }
+  const procedure = procedures[0]!;
+  if (answersWithSecret(procedure)) {
+    throw new AppError(
+      'unprocessable',
+      'idempotency_key_not_accepted',
+      `${procedure} answers with a secret that is shown once and never stored, so its answer cannot be kept for a retry: call it without an Idempotency-Key`,
+    );
+  }
+  // A stream's status line (200) goes out before the mutation ends, so what it says cannot be the
+  // answer a retry gets: a failure meant to be retried would be replayed as kept.
+  if (asksForStream(req)) {
+    throw new AppError(
+      'unprocessable',
+      'idempotency_key_not_accepted',
+      'An answer streamed as application/jsonl (httpBatchStreamLink) cannot be kept for a retry: send a mutation with an Idempotency-Key without trpc-accept: application/jsonl (httpBatchLink or httpLink)',
+    );
+  }
+  const claim = claimIdempotencyKey({ services: ctx.services, handle: auth.handle, principal: { kind: 'api_key', id: auth.keyId }, key, method: req.method, path: req.originalUrl });
+  if (claim.kind === 'refused') throw claim.error;
+  return claim.exchange;
+}
+
+/**
+ * `Idempotency-Key` on tRPC's HTTP form (docs/idempotency.md): a request whose key applies claims
+ * it on its headers, then its body is read here (and handed to tRPC as text) to match it with the
+ * key's stored first answer: replayed, refused, or run with its answer kept. Refusals reach tRPC
+ * through the context, so the mutation answers them in tRPC's own shape (in a stream too); a
+ * refused caller is refused again by the procedure.
  */
 async function idempotencyOfMutation(ctx: Context, req: Request, res: Response): Promise<'replayed' | 'continue'> {
-  const { services } = ctx;
-  let exchange: IdempotentExchange;
+  let exchange: IdempotentExchange | null;
   try {
-    const key = idempotencyKeyOf(req.method, req.headers);
-    if (key === null) return 'continue';
-    const auth = authenticate(ctx);
-    const procedures = proceduresCalled(req);
-    if (procedures.length !== 1) {
-      throw new AppError('unprocessable', 'idempotency_key_batch', 'An Idempotency-Key covers one call: send each mutation in a request of its own');
-    }
-    const procedure = procedures[0]!;
-    if (answersWithSecret(procedure)) {
-      throw new AppError(
-        'unprocessable',
-        'idempotency_key_not_accepted',
-        `${procedure} answers with a secret that is shown once and never stored, so its answer cannot be kept for a retry: call it without an Idempotency-Key`,
-      );
-    }
-    const claim = claimIdempotencyKey({ services, handle: auth.handle, principal: { kind: 'api_key', id: auth.keyId }, key, method: req.method, path: req.originalUrl });
-    if (claim.kind === 'refused') throw claim.error;
-    exchange = claim.exchange;
+    exchange = claimOfRequest(ctx, req);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     if (err.code.startsWith('idempotency_key_')) ctx.callHooks = refusedWith(err);
     return 'continue';
   }
+  if (exchange === null) return 'continue';
   keepAnswer(res, exchange);
   const body = await readBody(req);
   if (body === null) {

@@ -11,6 +11,7 @@ export interface ProcedureSchemas {
 }
 
 interface ProcedureDef {
+  type?: 'query' | 'mutation' | 'subscription';
   inputs?: unknown[];
   output?: unknown;
   meta?: ProcedureMeta;
@@ -33,3 +34,6 @@ export function procedureSchemas(path: string): ProcedureSchemas {
 
 /** Whether the procedure at `path` answers with a secret shown once (false for no such procedure). */
 export const answersWithSecret = (path: string): boolean => procedures[path]?._def.meta?.secretAnswer === true;
+
+/** Whether the procedure tRPC runs for this name is a mutation (false for a query, or no such procedure). */
+export const isMutation = (path: string): boolean => procedures[path]?._def.type === 'mutation';
