@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from './helpers/http.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
-import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
+import { makeClient, makeProjectSetup, makeTimeEntry } from './helpers/factories.ts';
 import { readPdf } from './helpers/pdf.ts';
 
 /**
@@ -38,11 +38,7 @@ async function createInvoice(clientId: string, number: string, body: Record<stri
 describe('figures that add up', () => {
   it('the hours by person and by task sum to the total hours, each line counted as printed', async () => {
     const db = ws.handle.db;
-    const client = makeClient(db, { name: 'Hours Ltd', currency: 'USD' });
-    const project = makeProject(db, client.id, { name: 'Site', currency: 'USD', hourlyRateMinor: 10000 });
-    const task = makeTask(db, project.id, { name: 'Build' });
-    const person = makeMember(db, { firstName: 'Ada', lastName: 'Lovelace' });
-    makeProjectUser(db, project.id, person.id);
+    const { client, project, task, member: person } = makeProjectSetup(db, { project: { name: 'Site', hourlyRateMinor: 10000 }, member: { firstName: 'Ada', lastName: 'Lovelace' } });
     // 3,601 s each: 1.0003 h printed per line, 3.0009 h in all; the exact 10,803 s would print 3.0008.
     const lines = [1, 2, 3].map((day) => {
       const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: person.id }, { seconds: 3601, recordedOn: `2026-10-0${day}` });
@@ -52,7 +48,7 @@ describe('figures that add up', () => {
 
     const pdf = await pdfText(inv.id);
     expect(pdf.flat).toContain('Total hours: 3.0009');
-    const summaryRows = pdf.lines.flat().filter((l) => /^(Ada Lovelace|Site · Build) [\d.]+ \$/.test(l));
+    const summaryRows = pdf.lines.flat().filter((l) => l.startsWith('Ada Lovelace ') || l.startsWith(`Site · ${task.name} `));
     expect(summaryRows.length).toBe(2);
     for (const row of summaryRows) expect(row).toMatch(/ 3\.0009 \$300\.09$/);
 
