@@ -221,6 +221,29 @@ describe('stamps, states and credit notes', () => {
     expect((await ws.caller.invoices.pdf({ invoice_id: late.id })).filename).toBe(`invoice-${late.number}.pdf`);
     expect(note.flat).not.toContain('Due date');
   });
+  it('a credit note states the supply date (or period) of the invoice it cancels, not its own issue date', async () => {
+    const ws = env.workspace('pdfsupply');
+    const email = ws.ownerEmail;
+    const client = makeClient(ws.handle.db, { name: 'Supply Client', currency: 'USD' });
+    const service = await createInvoice(ws, client.id, { issue_date: '2026-10-01', due_date: '2026-10-31', invoice_services: [{ notes: 'Retainer', quantity: 1, unit_amount: 1000 }] });
+    const s = timeSetup(ws, 3);
+    const time = await createInvoice(ws, s.client.id, { issue_date: '2026-10-30', invoice_time_entries: s.lines });
+    const cases: [invoice: { id: string; number: string }, supply: string][] = [
+      [service, 'Date of supply Oct 1, 2026'],
+      [time, 'Service period Oct 1, 2026 – Oct 3, 2026'],
+    ];
+    for (const [invoice, supply] of cases) {
+      await ws.caller.invoices.markSent({ email, invoice_id: invoice.id });
+      const voided = await ws.caller.invoices.void({ email, invoice_id: invoice.id, reason: 'Issued in error.' });
+      const original = await pdfOf(ws, invoice.id);
+      const note = await pdfOf(ws, voided.credit_note!.id, `credit-note-supply-${invoice.number}.pdf`);
+      // Label and value on one baseline (pdf.js reads them as one line, after the buyer's text there), the same on both documents.
+      const supplyLine = (pdf: PdfText) => pdf.lines[0]!.map((l) => /(Date of supply|Service period) .*$/.exec(l)?.[0]).find(Boolean);
+      expect(supplyLine(original), invoice.number).toBe(supply);
+      expect(supplyLine(note), `credit note of ${invoice.number}`).toBe(supply);
+      expect(note.flat, invoice.number).toContain('Issue date Nov 18, 2026');
+    }
+  });
 });
 
 describe('words and columns', () => {

@@ -25,11 +25,12 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-/** A text item as pdf.js reads it: one string drawn at one place. */
+/** A text item as pdf.js reads it: one string drawn at one place, at one font size. */
 interface Item {
   str: string;
   x: number;
   y: number;
+  size: number;
 }
 
 interface Read extends PdfText {
@@ -50,7 +51,9 @@ async function inspect(bytes: Buffer, name?: string): Promise<Read> {
     const content = await page.getTextContent();
     items.push(
       content.items.flatMap((i) =>
-        'str' in i && i.str.trim() ? [{ str: i.str.replace(/[\s\u00a0\u202f]+/g, ' ').trim(), x: i.transform[4] as number, y: i.transform[5] as number }] : [],
+        'str' in i && i.str.trim()
+          ? [{ str: i.str.replace(/[\s\u00a0\u202f]+/g, ' ').trim(), x: i.transform[4] as number, y: i.transform[5] as number, size: Math.hypot(i.transform[0] as number, i.transform[1] as number) }]
+          : [],
       ),
     );
     const ops = await page.getOperatorList();
@@ -273,5 +276,122 @@ describe('the payment link', () => {
     const pdf = await pdfOf(ws, inv.id, 'long-221.pdf');
     expect(pdf.pages).toBeGreaterThan(4);
     expectLinkWithBlock(pdf, inv.number, '221 lines');
+  });
+});
+
+describe('the buyer and the document number', () => {
+  const NAME =
+    'Internationale Gesellschaft für Angewandte Informationstechnologie, Beratung, Systemintegration und Digitale Transformation im Öffentlichen Sektor mbH & Co. KG (Niederlassung Nordrhein-Westfalen)';
+
+  it('a 195-character legal name and long invoice numbers print in full, wrapped; the rows below move down', async () => {
+    const ws = env.workspace('layoutbuyer');
+    expect(NAME.length).toBe(195);
+    const client = makeClient(ws.handle.db, { name: NAME, currency: 'USD' });
+    const numbers = ['ACME-INTERNATIONAL/2026/PROJECT-ALPHA/000123', `INV${'0123456789'.repeat(9)}XYZABCD`];
+    for (const number of numbers) {
+      const inv = await createInvoice(ws, client.id, { number, invoice_services: [{ notes: 'Consulting', quantity: 2, unit_amount: 150 }] });
+      const pdf = await pdfOf(ws, inv.id, `buyer-${number.length}.pdf`);
+      const page = pdf.items[0]!;
+      expect(pdf.flat, number).not.toMatch(/…/);
+      const at = (str: string) => page.find((i) => i.str === str)!;
+      const [label, issue, header] = [at('Invoice no.'), at('Issue date'), at('Description')];
+      // The name: every 11 pt line left of the document's facts, above the table, reads as the whole name.
+      const name = page.filter((i) => Math.abs(i.size - 11) < 0.01 && i.x < label.x && i.y > header.y);
+      expect(name.length, number).toBeGreaterThan(3);
+      expect(name.map((i) => i.str).join(' ')).toBe(NAME);
+      // The number: the pieces right of its label, from its baseline down to the next row's, read as the number.
+      const pieces = page.filter((i) => i.x > label.x + 80 && i.y <= label.y + 0.5 && i.y > issue.y + 0.5);
+      expect(pieces.length, number).toBeGreaterThan(1);
+      expect(pieces.map((i) => i.str).join(''), number).toBe(number);
+      expect(Math.abs(pieces[0]!.y - label.y), 'the first piece beside its label').toBeLessThan(1);
+      // Each piece on its own line, the issue date a line below the last, the table below the name.
+      for (let n = 1; n < pieces.length; n++) expect(pieces[n - 1]!.y - pieces[n]!.y, number).toBeGreaterThan(10);
+      expect(pieces.at(-1)!.y - issue.y, number).toBeGreaterThan(10);
+      expect(name.at(-1)!.y - header.y, number).toBeGreaterThan(20);
+      // A number with separators breaks after them, not inside a part.
+      if (number.includes('/')) expect(pieces.slice(0, -1).filter((i) => !/[/-]$/.test(i.str))).toEqual([]);
+    }
+  });
+});
+
+/** A de-DE invoice of seven time lines (tasks "Entwicklung" and "Design"), partly paid, with every summary. */
+async function summariesInvoice(ws: TestWorkspace) {
+  await ws.caller.workspace.updateIdentity({
+    email: ws.ownerEmail,
+    legal_name: 'Müller & Schmidt Digitalagentur GmbH',
+    address: 'Friedrichstraße 123\n10117 Berlin',
+    tax_id: 'DE123456789',
+    locale: 'de-DE',
+    payment_instructions: 'IBAN DE89 3704 0044 0532 0130 00',
+    invoice_footer: 'Amtsgericht Charlottenburg HRB 123456 B',
+    logo_base64: await logoPng(),
+  });
+  const db = ws.handle.db;
+  const client = makeClient(db, { name: 'Société Générale d’Équipements Électriques', currency: 'EUR', fullAddress: 'Rue de l’Église 5\n75001 Paris', taxId: 'FR12345678901' });
+  const project = makeProject(db, client.id, { name: 'Relaunch', currency: 'EUR', hourlyRateMinor: 9999 });
+  const tasks = [makeTask(db, project.id, { name: 'Entwicklung' }), makeTask(db, project.id, { name: 'Design' })];
+  const people = [makeMember(db, { firstName: 'Zoë', lastName: 'Müller' }), makeMember(db, { firstName: 'Jürgen', lastName: 'Groß' })];
+  for (const p of people) makeProjectUser(db, project.id, p.id);
+  const lines = [1000, 1000, 1000, 1234, 3599, 601, 7777].map((seconds, i) => {
+    const refs = { clientId: client.id, projectId: project.id, taskId: tasks[i % 2]!.id, userId: people[i % 3 ? 1 : 0]!.id };
+    const e = makeTimeEntry(db, refs, { seconds, recordedOn: `2026-10-${String(i + 1).padStart(2, '0')}`, notes: `Arbeit ${i + 1}` });
+    return { time_entry_id: e.id, project_id: project.id, task_id: refs.taskId, user_id: refs.userId };
+  });
+  const inv = await createInvoice(ws, client.id, {
+    due_date: '2026-12-01',
+    include_hours_by_person: true,
+    include_hours_by_task: true,
+    include_time_entries: true,
+    include_payment_link: true,
+    display_person_name: true,
+    display_task_name: true,
+    display_date: true,
+    display_note: true,
+    tax_details: [
+      { name: 'USt', percentage: 19, selected: true },
+      { name: 'Sondersteuer', percentage: 7.125, selected: true },
+    ],
+    invoice_time_entries: lines,
+  });
+  await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: inv.id });
+  await ws.caller.invoices.recordPayment({ email: ws.ownerEmail, invoice_id: inv.id, amount: 100.01, method: 'bank_transfer', reference: 'SEPA 4711', paid_on: '2026-11-17' });
+  return inv;
+}
+
+describe('summaries at the end of a page', () => {
+  const summaries: [heading: string, header: RegExp, row: RegExp][] = [
+    ['Hours by person', /^Person Hours Amount$/, /^\S.* [\d,]+ [\d.,]+ €$/],
+    ['Hours by task', /^Task Hours Amount$/, /^Relaunch · \S+ [\d,]+ [\d.,]+ €$/],
+    ['Time entries', /^Date Person Task Notes Recorded Billed$/, /^\d\d\.\d\d\.2026 .* [\d,]+ [\d,]+$/],
+  ];
+
+  it('a heading is followed on its page by its table header and a row, wherever it falls', { timeout: 120_000 }, async () => {
+    const ws = env.workspace('layoutorphan');
+    const inv = await summariesInvoice(ws);
+    const doc = loadInvoiceDocument(ws.handle.db, inv.id, documentContext(scopeOf(env.services, ws.handle)));
+    // As printed, and with notes of 1 to 16 lines moving the summaries down a line at a time.
+    for (let n = 0; n <= 16; n++) {
+      const notes = Array.from({ length: n }, (_, i) => `Note line ${i + 1}`).join('\n');
+      const pdf = await inspect(await renderInvoicePdf({ ...doc, invoice: { ...doc.invoice, notes } }), n === 0 ? 'summaries.pdf' : undefined);
+      for (const [heading, header, row] of summaries) {
+        const page = pdf.lines.findIndex((lines) => lines.includes(heading));
+        expect(page, `${heading}, ${n} note lines`).toBeGreaterThanOrEqual(0);
+        const lines = pdf.lines[page]!;
+        const at = lines.indexOf(heading);
+        expect(lines[at + 1], `${heading}, ${n} note lines: its header on page ${page + 1}`).toMatch(header);
+        expect(lines[at + 2], `${heading}, ${n} note lines: a row on page ${page + 1}`).toMatch(row);
+      }
+    }
+  });
+
+  it("a column's widest word prints at the table's size, not half a point smaller", async () => {
+    const ws = env.workspace('layoutsize');
+    const inv = await summariesInvoice(ws);
+    const pdf = await pdfOf(ws, inv.id, 'column-sizes.pdf');
+    const sizes = (word: string) => [...new Set(pdf.items.flat().filter((i) => i.str === word).map((i) => i.size.toFixed(2)))];
+    // "Entwicklung" is the widest text of the Task columns (lines and time entries): the column is exactly its width.
+    expect(pdf.items.flat().filter((i) => i.str === 'Entwicklung').length).toBe(8);
+    expect(sizes('Design')).toEqual(['9.00']);
+    expect(sizes('Entwicklung')).toEqual(['9.00']);
   });
 });

@@ -2,8 +2,8 @@
  * Text that fits a width without ever splitting a word: lines break only at spaces (and at the
  * line breaks a person typed). A word too wide for the width first makes the whole text smaller,
  * down to a minimum size; a word still too wide at that size is cut and ends in "…". So
- * "Development" is never printed as "Developm/ent". Only what must print in full (`fitWhole`)
- * splits such a word over lines instead.
+ * "Development" is never printed as "Developm/ent". Only what must print in full (`fitWhole`,
+ * `fitUncut`) splits such a word over lines instead, after a "/" or "-" where it has one.
  */
 
 /** How wide a string is at a font size (points); bound to one font by the caller. */
@@ -16,12 +16,23 @@ export interface Fitted {
 
 const ELLIPSIS = '…';
 
+/**
+ * How far a width may exceed the room and still fit it. A width measured at 1 pt and multiplied by
+ * 9 comes out ~1e-14 larger than the same text measured at 9 pt (and a column's width minus its
+ * gap can land an ulp below the text it was sized for): compared exactly, the widest word of a
+ * column fitted to it was taken as too wide and printed smaller. A millionth of a point is invisible.
+ */
+const TOLERANCE = 1e-6;
+
+/** Whether a text `textWidth` wide fits `width`, give or take floating-point rounding. */
+export const fits = (textWidth: number, width: number) => textWidth <= width + TOLERANCE;
+
 /** The longest start of `word` that fits `width` with "…" after it. */
 export function ellipsize(word: string, width: number, size: number, measure: Measure): string {
-  if (measure(word, size) <= width) return word;
+  if (fits(measure(word, size), width)) return word;
   const chars = [...word];
   let keep = chars.length - 1;
-  while (keep > 0 && measure(chars.slice(0, keep).join('') + ELLIPSIS, size) > width) keep--;
+  while (keep > 0 && !fits(measure(chars.slice(0, keep).join('') + ELLIPSIS, size), width)) keep--;
   return keep > 0 ? chars.slice(0, keep).join('') + ELLIPSIS : ELLIPSIS;
 }
 
@@ -29,18 +40,29 @@ const wordsOf = (paragraph: string) => paragraph.split(/[ \t]+/).filter(Boolean)
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** A word too wide for `width` in pieces that each fit it, split between characters (never inside an accented letter). */
+/** Characters a word may break after when it must be split: "ACME/2026/" | "PROJECT-ALPHA". */
+const BREAK_AFTER = /[/\\\-\u2010\u2013\u2014_.:,;]/u;
+
+/**
+ * A word too wide for `width` in pieces that each fit it: split after the last "/", "-", "_", "."
+ * (and the like) that keeps the piece within the width, else between any two characters (never
+ * inside an accented letter), so "ACME-INTERNATIONAL/2026/PROJECT-ALPHA" reads as its parts.
+ */
 function pieces(word: string, width: number, size: number, measure: Measure): string[] {
   const out: string[] = [];
-  let piece = '';
+  let piece: string[] = [];
   for (const { segment: char } of graphemes.segment(word)) {
-    if (piece && measure(piece + char, size) > width) {
-      out.push(piece);
-      piece = '';
+    if (piece.length && !fits(measure(piece.join('') + char, size), width)) {
+      const cut = piece.findLastIndex((c) => BREAK_AFTER.test(c)) + 1;
+      const rest = piece.slice(cut);
+      // A piece of a lone "-", or a remainder too wide with the next character, is no better than a plain split.
+      const useBreak = cut > 1 && fits(measure(rest.join('') + char, size), width);
+      out.push(piece.slice(0, useBreak ? cut : piece.length).join(''));
+      piece = useBreak ? rest : [];
     }
-    piece += char;
+    piece.push(char);
   }
-  return [...out, piece];
+  return [...out, piece.join('')];
 }
 
 /**
@@ -61,7 +83,7 @@ function wrap(text: string, width: number, size: number, measure: Measure, split
       }
       const word = parts[0]!;
       const candidate = line ? `${line} ${word}` : word;
-      if (line && measure(candidate, size) > width) {
+      if (line && !fits(measure(candidate, size), width)) {
         lines.push(line);
         line = word;
       } else {
@@ -78,7 +100,7 @@ function wrap(text: string, width: number, size: number, measure: Measure, split
 /** The largest size from `size` down to `minSize`, by half points, at which the text's widest word fits `width`. */
 function sizeForWords(text: string, width: number, measure: Measure, size: number, minSize: number): number {
   const widest = Math.max(0, ...text.split(/\s+/).map((w) => measure(w, 1)));
-  while (size > minSize && widest * size > width) size = Math.max(minSize, size - 0.5);
+  while (size > minSize && !fits(widest * size, width)) size = Math.max(minSize, size - 0.5);
   return size;
 }
 
@@ -100,8 +122,19 @@ export function fitText(text: string, width: number, measure: Measure, opts: { s
 /** One line that must not wrap (an amount, a date): smaller down to `minSize`, then cut with "…". */
 export function fitLine(text: string, width: number, measure: Measure, opts: { size: number; minSize: number }): Fitted {
   let size = opts.size;
-  while (size > opts.minSize && measure(text, size) > width) size = Math.max(opts.minSize, size - 0.5);
+  while (size > opts.minSize && !fits(measure(text, size), width)) size = Math.max(opts.minSize, size - 0.5);
   return { lines: [ellipsize(text, width, size, measure)], size };
+}
+
+/**
+ * A value that must print whole, such as an invoice number, beside others of its size: on one line
+ * at the largest size from `size` down to `minSize` (by half points) at which it fits, else at
+ * `size` over as many lines as it needs, broken at spaces and a word still too wide after a "/" or
+ * "-" (see `pieces`), else anywhere. Shrinking further would make a long number unreadably small.
+ */
+export function fitUncut(text: string, width: number, measure: Measure, opts: { size: number; minSize: number }): Fitted {
+  for (let size = opts.size; size >= opts.minSize; size -= 0.5) if (fits(measure(text, size), width)) return { lines: [text], size };
+  return { lines: wrap(text, width, opts.size, measure, true), size: opts.size };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { GREY, lineHeight, MARGIN, type PageCursor } from './cursor.ts';
-import { fitLine, fitText, type Fitted, type Measure } from './fit.ts';
+import { fitLine, fitText, fits, type Fitted, type Measure } from './fit.ts';
 
 export interface Column<R> {
   title: string;
@@ -60,7 +60,7 @@ export function fitColumns<R>(cursor: PageCursor, columns: Column<R>[], cells: s
   for (const size of BODY_SIZES) {
     const sizes = contentWidths(cursor, columns, cells, size);
     const natural = sizes.reduce((s, c) => s + c.natural, 0);
-    if (natural > available) continue;
+    if (!fits(natural, available)) continue;
     const growing = columns.map((c, i) => (c.grow ? i : -1)).filter((i) => i >= 0);
     const takers = growing.length ? growing : [columns.length - 1];
     return { size, widths: sizes.map((c, i) => c.natural + (takers.includes(i) ? (available - natural) / takers.length : 0)) };
@@ -97,6 +97,9 @@ function fitCell<R>(cursor: PageCursor, column: Column<R>, text: string, width: 
   return column.fit === 'line' ? fitLine(text, inner, cursor.measure('body'), opts) : fitText(text, inner, cursor.measure('body'), { ...opts, maxLines: MAX_CELL_LINES });
 }
 
+/** How far `drawHeader` moves the cursor: the titles, the rule under them and the space below it. */
+const HEADER_HEIGHT = lineHeight(HEAD_SIZE) + 2 + 3;
+
 /** The header row: titles in small grey bold, a rule under them. */
 function drawHeader<R>(cursor: PageCursor, columns: Column<R>[], widths: number[]): void {
   let x = cursor.left;
@@ -113,26 +116,42 @@ function drawHeader<R>(cursor: PageCursor, columns: Column<R>[], widths: number[
 
 /** Rows that move to the next page with what follows the table, so it never stands there alone. */
 const KEEP_WITH_NEXT = 3;
+/** Rows that stay on the page of the table's heading and header row, so neither ends a page alone. */
+const KEEP_WITH_HEADER = 2;
+
+/** What stands above a table (a heading, a caption): `height` points, drawn at `cursor.y` by `draw`, which moves it down. */
+export interface Lead {
+  height: number;
+  draw: () => void;
+}
 
 /**
  * A table that flows over as many pages as it needs: a row never splits, and the header row is
  * drawn again at the top of every page the table continues on. `keepRoom` is the height of what
  * must follow the table on the same page (the totals): its last rows move to a new page with it
- * rather than leave it alone there.
+ * rather than leave it alone there. The `lead` (a heading), the header row and the first two rows
+ * (or the last rows with what follows) go on one page, so a heading never ends a page alone.
  */
-export function drawTable<R>(cursor: PageCursor, columns: Column<R>[], rows: R[], keepRoom = 0): void {
+export function drawTable<R>(cursor: PageCursor, columns: Column<R>[], rows: R[], opts: { keepRoom?: number; lead?: Lead } = {}): void {
+  const keepRoom = opts.keepRoom ?? 0;
   const cells = rows.map((r) => columns.map((c) => c.cell(r)));
   const { widths, size } = fitColumns(cursor, columns, cells);
-  cursor.ensure(lineHeight(HEAD_SIZE) + 6 + lineHeight(size) * 2);
-  drawHeader(cursor, columns, widths);
   const fittedRows = cells.map((row) => row.map((text, i) => fitCell(cursor, columns[i]!, text, widths[i]!, size)));
   const heights = fittedRows.map((fitted) => Math.max(...fitted.map((f) => f.lines.length * lineHeight(f.size))) + ROW_GAP);
+  // The room the rows from `n` on ask for: the row, or the table's last rows with what follows it.
+  const tail = (n: number) => n === heights.length - KEEP_WITH_NEXT || (n === 0 && heights.length < KEEP_WITH_NEXT);
+  const needed = (n: number) => (tail(n) ? heights.slice(n).reduce((s, h) => s + h, 0) + keepRoom : heights[n]!);
+  // Never ask for more than a fresh page holds: then the rows simply flow on.
+  const most = cursor.bottom - MARGIN - 40;
+  // Room is asked for before the lead and header are drawn: once they are, the first rows follow them
+  // on this page (a first row is always given whole, even where a fresh page could not take the rest).
+  const top = (opts.lead?.height ?? 0) + HEADER_HEIGHT;
+  const first = tail(0) ? needed(0) : heights.slice(0, KEEP_WITH_HEADER).reduce((s, h) => s + h, 0);
+  cursor.ensure(Math.min(top + first, Math.max(most, top + (heights[0] ?? lineHeight(size)))));
+  opts.lead?.draw();
+  drawHeader(cursor, columns, widths);
   fittedRows.forEach((fitted, n) => {
-    const height = heights[n]!;
-    const tail = n === fittedRows.length - KEEP_WITH_NEXT || (n === 0 && fittedRows.length < KEEP_WITH_NEXT);
-    const needed = tail ? heights.slice(n).reduce((s, h) => s + h, 0) + keepRoom : height;
-    // Never ask for more than a fresh page holds: then the rows simply flow on.
-    cursor.ensure(Math.min(needed, cursor.bottom - MARGIN - 40), () => drawHeader(cursor, columns, widths));
+    if (n > 0) cursor.ensure(Math.min(needed(n), most), () => drawHeader(cursor, columns, widths));
     let x = cursor.left;
     fitted.forEach((f, i) => {
       const w = widths[i]!;
@@ -141,7 +160,7 @@ export function drawTable<R>(cursor: PageCursor, columns: Column<R>[], rows: R[]
       cursor.lines(f.lines, x + GAP / 2, y, { size: f.size, width: w - GAP, align: columns[i]!.align });
       x += w;
     });
-    cursor.y += height;
+    cursor.y += heights[n]!;
   });
   cursor.y += 6;
 }

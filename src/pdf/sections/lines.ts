@@ -5,7 +5,7 @@ import { minorToDecimalString } from '../../domain/money.ts';
 import { hoursOf } from '../../domain/time/hours.ts';
 import { lineHeight, type PageCursor } from '../cursor.ts';
 import { fitText } from '../fit.ts';
-import { drawTable, type Column } from '../table.ts';
+import { drawTable, type Column, type Lead } from '../table.ts';
 
 type LineColumn = Column<DocumentLine>;
 
@@ -59,15 +59,15 @@ function serviceColumns(doc: InvoiceDocument, f: Formats, lines: DocumentLine[])
 export function drawLines(c: PageCursor, doc: InvoiceDocument, f: Formats, keepRoom: number): void {
   const time = doc.lines.filter((l) => l.kind === 'time_entry');
   const services = doc.lines.filter((l) => l.kind === 'service');
-  if (time.length) {
-    drawCaption(c, doc, time);
-    drawTable(c, timeColumns(doc, f, time), time, services.length ? 0 : keepRoom);
-  }
-  if (services.length) drawTable(c, serviceColumns(doc, f, services), services, keepRoom);
+  if (time.length) drawTable(c, timeColumns(doc, f, time), time, { keepRoom: services.length ? 0 : keepRoom, lead: caption(c, doc, time) });
+  if (services.length) drawTable(c, serviceColumns(doc, f, services), services, { keepRoom });
 }
 
-/** "Project: Website relaunch · Person: Zoë Müller" for what every time line shares. */
-function drawCaption(c: PageCursor, doc: InvoiceDocument, lines: DocumentLine[]): void {
+/**
+ * "Project: Website relaunch · Person: Zoë Müller" for what every time line shares, drawn by the
+ * table above its header (so it goes to a new page with the first rows, never alone).
+ */
+function caption(c: PageCursor, doc: InvoiceDocument, lines: DocumentLine[]): Lead | undefined {
   const { invoice } = doc;
   const shown = { projectName: invoice.displayProjectName, taskName: invoice.displayTaskName, personName: invoice.displayPersonName };
   const labels = { projectName: 'Project', taskName: 'Task', personName: 'Person' };
@@ -75,16 +75,25 @@ function drawCaption(c: PageCursor, doc: InvoiceDocument, lines: DocumentLine[])
     const value = shown[key] ? sharedValue(lines, key) : null;
     return value ? [`${labels[key]}: ${value}`] : [];
   });
-  if (!parts.length) return;
+  if (!parts.length) return undefined;
   const fitted = fitText(parts.join('  ·  '), c.width, c.measure('body'), { size: 9.5, minSize: 7, maxLines: 3 });
-  c.ensure(fitted.lines.length * lineHeight(fitted.size) + 60);
-  c.y = c.lines(fitted.lines, c.left + 3, c.y, { size: fitted.size }) + 6;
+  return {
+    height: fitted.lines.length * lineHeight(fitted.size) + 6,
+    draw: () => {
+      c.y = c.lines(fitted.lines, c.left + 3, c.y, { size: fitted.size }) + 6;
+    },
+  };
 }
 
-function heading(c: PageCursor, title: string): void {
-  c.ensure(60);
-  c.line(title, c.left, c.y, { font: 'bold', size: 11 });
-  c.y += 18;
+/** A summary's heading, drawn by its table on the page of the table's header and first rows. */
+function heading(c: PageCursor, title: string): Lead {
+  return {
+    height: 18,
+    draw: () => {
+      c.line(title, c.left, c.y, { font: 'bold', size: 11 });
+      c.y += 18;
+    },
+  };
 }
 
 type Row = string[];
@@ -99,18 +108,17 @@ export function drawSummaries(c: PageCursor, doc: InvoiceDocument, f: Formats): 
   const groups = (key: (l: DocumentLine) => string | null) =>
     hoursBy(time, key).map((g) => [g.label, f.number(g.hours), f.money(g.amountMinor)]);
   if (invoice.includeHoursByPerson) {
-    heading(c, 'Hours by person');
-    drawTable(c, rowColumns([['Person', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]), groups((l) => l.personName));
+    const columns = rowColumns([['Person', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]);
+    drawTable(c, columns, groups((l) => l.personName), { lead: heading(c, 'Hours by person') });
   }
   if (invoice.includeHoursByTask) {
-    heading(c, 'Hours by task');
     const task = (l: DocumentLine) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName);
-    drawTable(c, rowColumns([['Task', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]), groups(task));
+    const columns = rowColumns([['Task', 'left', 'wrap'], ['Hours', 'right', 'line'], ['Amount', 'right', 'line']]);
+    drawTable(c, columns, groups(task), { lead: heading(c, 'Hours by task') });
   }
   if (invoice.includeTimeEntries) {
-    heading(c, 'Time entries');
     const rows = time.map((l) => [l.date ? f.day(l.date) : '', l.personName ?? '', l.taskName ?? '', l.notes, hoursText(f, l.entrySeconds === null ? null : hoursOf(l.entrySeconds)), hoursText(f, lineHours(l))]);
     const columns = rowColumns([['Date', 'left', 'line'], ['Person', 'left', 'wrap'], ['Task', 'left', 'wrap'], ['Notes', 'left', 'wrap'], ['Recorded', 'right', 'line'], ['Billed', 'right', 'line']]);
-    drawTable(c, columns.map((col, i) => ({ ...col, grow: i === 3 })), rows);
+    drawTable(c, columns.map((col, i) => ({ ...col, grow: i === 3 })), rows, { lead: heading(c, 'Time entries') });
   }
 }
