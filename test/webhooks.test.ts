@@ -234,6 +234,98 @@ describe('delivery', () => {
     expect(receiver.received.map((r) => (r.body.data as { client: { name: string } }).client.name)).toEqual(['Updated', 'On again']);
   });
 
+  // Whether an endpoint gets an event follows when the event committed, not when the job's
+  // fan-out reads it (docs/webhooks.md): a busy job reads events well after their commit.
+  describe('on or off when the event committed, however late the fan-out reads it', () => {
+    const clientNamed = (name: string) => env.alpha.api.post(`${V1}/clients`, { client: { name } });
+    const names = () => receiver.received.map((r) => (r.body.data as { client: { name: string } }).client.name);
+    const turn = (endpointId: string, enabled: boolean) => caller().webhooks.update({ email: email(), endpoint_id: endpointId, enabled });
+    /** Two endpoints, A and one that is always on: with none on, the fan-out rests and is moved to the present when one is turned on. */
+    async function endpointBesideAnother() {
+      const { endpoint: a } = await endpoint({ events: ['client.created'] });
+      await caller().webhooks.create({ email: email(), url: receiver.url, events: ['invoice.paid'] });
+      await clientNamed('Before');
+      await deliver();
+      return a;
+    }
+
+    it('an event of the time it was off is not sent, though it was on again when the fan-out read it', async () => {
+      const a = await endpointBesideAnother();
+      await turn(a.id, false);
+      await clientNamed('While off');
+      await turn(a.id, true);
+      await clientNamed('On again');
+      await deliver();
+      expect(names()).toEqual(['Before', 'On again']);
+      expect(deliveryRows(a.id)).toHaveLength(2);
+    });
+
+    it('an event of its time on is kept for it, though it was off when the fan-out read it, and sent once it is on again', async () => {
+      const a = await endpointBesideAnother();
+      await clientNamed('While on');
+      await turn(a.id, false);
+      await clientNamed('While off');
+      await deliver();
+      expect(names()).toEqual(['Before']);
+      expect(deliveryRows(a.id).map((d) => d.status).sort()).toEqual(['delivered', 'pending']);
+      await turn(a.id, true);
+      await deliver();
+      expect(names()).toEqual(['Before', 'While on']);
+    });
+
+    it('turned off and on several times before one fan-out, it gets exactly the events of its times on', async () => {
+      const a = await endpointBesideAnother();
+      for (const [name, on] of [['On 1', false], ['Off 1', true], ['On 2', false], ['Off 2', true]] as const) {
+        await clientNamed(name);
+        await turn(a.id, on);
+      }
+      await clientNamed('On 3');
+      await deliver();
+      expect(names().sort()).toEqual(['Before', 'On 1', 'On 2', 'On 3']);
+      await deliver();
+      expect(deliveryRows(a.id).map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+    });
+
+    it('turned off after failing for 3 days, the events of its time on not yet read are failed with its waiting deliveries, not dropped', async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let arrived = 0;
+      const failing = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          arrived++;
+          void held.then(() => res.writeHead(500).end());
+        });
+      });
+      await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+      try {
+        const { endpoint: e } = await caller().webhooks.create({ email: email(), url: `http://127.0.0.1:${(failing.address() as AddressInfo).port}/`, events: ['client.created'] });
+        // It has failed for 3 days already: the next failure turns it off.
+        env.alpha.handle.db.update(webhookEndpoints).set({ failingSince: new Date(clock().getTime() - 3 * 24 * 3_600_000).toISOString() }).where(eq(webhookEndpoints.id, e.id)).run();
+        await clientNamed('Sent');
+        const pass = deliver();
+        for (let i = 0; i < 200 && arrived === 0; i++) await new Promise((r) => setTimeout(r, 10));
+        await clientNamed('Committed while it was being sent');
+        release();
+        await pass;
+        expect((await caller().webhooks.list()).items[0]).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('3 days') });
+        const { items } = await caller().webhooks.deliveries({ endpoint_id: e.id });
+        // Queued in the same (test clock's) millisecond: their ids, and so their order, differ by chance.
+        expect(items.map((d) => [d.status, d.attempts]).sort((x, y) => Number(y[1]) - Number(x[1]))).toEqual([
+          ['failed', 1],
+          ['failed', 0],
+        ]);
+        expect(arrived).toBe(1);
+      } finally {
+        // The e-mail to the Owners is another test's subject, which counts them.
+        env.alpha.handle.db.delete(outbox).where(eq(outbox.kind, 'webhook_disabled')).run();
+        release();
+        failing.closeAllConnections();
+        failing.close();
+      }
+    });
+  });
+
   it('lists attempts with status, time and the first 1 KB of the answer; a 500 is retried', async () => {
     const { endpoint: e } = await endpoint();
     receiver.answers.push({ status: 500, body: 'x'.repeat(5000) });
@@ -435,6 +527,29 @@ describe('outbound requests are refused to private addresses', () => {
 });
 
 describe('in a running server', () => {
+  it('an event committed while an endpoint was on, and not read before it was turned off, is sent as soon as it is on again', async () => {
+    const live = await startTestEnv({ env: { WEBHOOK_ALLOW_PRIVATE: '1' }, jobs: true });
+    const waitFor = async (n: number) => {
+      for (let i = 0; i < 400 && receiver.received.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      const owner = live.alpha.ownerEmail;
+      const { endpoint: e, secret } = await live.alpha.caller.webhooks.create({ email: owner, url: receiver.url, events: ['client.created'] });
+      receiver.secret = secret;
+      await live.alpha.api.post(`${V1}/clients`, { client: { name: 'Sent at once' } });
+      await waitFor(1);
+      // Committed without waking the job, as when it is busy elsewhere: still unread when the endpoint is turned off.
+      const scope = scopeOf(live.services, live.alpha.handle);
+      scope.write(() => recordEvent(scope, 'client.created', { client: { name: 'Unread when turned off' } }));
+      await live.alpha.caller.webhooks.update({ email: owner, endpoint_id: e.id, enabled: false });
+      await live.alpha.caller.webhooks.update({ email: owner, endpoint_id: e.id, enabled: true });
+      await waitFor(2);
+      expect(receiver.received.map((r) => (r.body.data as { client: { name: string } }).client.name)).toEqual(['Sent at once', 'Unread when turned off']);
+    } finally {
+      await live.close();
+    }
+  });
+
   it('a committed change wakes delivery at once, with no pass run by hand', async () => {
     const live = await startTestEnv({ env: { WEBHOOK_ALLOW_PRIVATE: '1' }, jobs: true });
     try {

@@ -17,6 +17,12 @@ export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   disabledReason: text('disabled_reason'),
   /** When the current run of failed attempts began; null after a success. */
   failingSince: text('failing_since'),
+  /**
+   * The last event's rowid when the endpoint was created or last turned on: while it is on, it
+   * receives the events after this one. Compared with each event by the fan-out, so what an
+   * endpoint gets follows when the event committed, not when the fan-out read it (fanout.ts).
+   */
+  enabledAfterEvent: integer('enabled_after_event').notNull().default(0),
   ...timestamps,
 });
 

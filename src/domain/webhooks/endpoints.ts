@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
-import { getEndpointRow, startFanoutHereIfIdle } from './queries.ts';
+import { fanOutToDisabling } from './fanout.ts';
+import { getEndpointRow, lastEventRowid, startFanoutHereIfIdle } from './queries.ts';
 import { toEndpointRecord, type EndpointRow } from './records.ts';
 import type { createInput, deleteOutput, endpointIdInput, endpointOutput, listOutput, updateInput, withSecretOutput } from './schemas.ts';
 import { newSigningSecret } from './secret.ts';
@@ -16,6 +17,7 @@ export function createEndpoint(scope: Scope, input: z.output<typeof createInput>
   requireAdmin(scope, manage);
   return scope.write((tx) => {
     const at = scope.now.toISOString();
+    const last = lastEventRowid(scope);
     const secret = newSigningSecret();
     const row: EndpointRow = {
       id: randomUUID(),
@@ -26,18 +28,21 @@ export function createEndpoint(scope: Scope, input: z.output<typeof createInput>
       enabled: input.enabled,
       disabledReason: null,
       failingSince: null,
+      enabledAfterEvent: last,
       createdAt: at,
       updatedAt: at,
     };
     tx.insert(webhookEndpoints).values(row).run();
-    if (row.enabled) startFanoutHereIfIdle(scope, row.id);
+    if (row.enabled) startFanoutHereIfIdle(scope, row.id, last);
     return { endpoint: toEndpointRecord(row), secret };
   });
 }
 
 /**
  * Changes the given fields. Turning an endpoint on clears why it was turned off and its failure
- * run; it receives events from then on (not those of the time it was off).
+ * run; it receives the events committed from then on (not those of the time it was off), and its
+ * deliveries that were waiting go out. Turning it off first queues for it the events committed
+ * while it was on that the fan-out has not reached (`fanOutToDisabling`).
  */
 export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>): z.output<typeof endpointOutput> {
   requireAdmin(scope, manage);
@@ -51,10 +56,15 @@ export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>
       enabled: input.enabled ?? current.enabled,
     };
     if (next.enabled && !current.enabled) {
+      const last = lastEventRowid(scope);
       next.disabledReason = null;
       next.failingSince = null;
-      startFanoutHereIfIdle(scope, current.id);
+      next.enabledAfterEvent = last;
+      startFanoutHereIfIdle(scope, current.id, last);
+      // Its waiting deliveries were left out of the job's schedule while it was off.
+      scope.after('webhooks');
     }
+    if (!next.enabled && current.enabled) fanOutToDisabling(scope, current);
     if (JSON.stringify(next) === JSON.stringify(current)) return { endpoint: toEndpointRecord(current) };
     next.updatedAt = scope.now.toISOString();
     tx.update(webhookEndpoints).set(next).where(eq(webhookEndpoints.id, current.id)).run();

@@ -29,20 +29,24 @@ export function setFanoutPosition(scope: Pick<Scope, 'statements'>, rowid: numbe
   scope.statements(positionStatements).set.run({ rowid });
 }
 
+/** The rowid of the newest event (0 before the first): where an endpoint created or turned on now starts. */
+export const lastEventRowid = (scope: Pick<Scope, 'statements'>): number => scope.statements(lastEventStatement).get()?.rowid ?? 0;
+
+const lastEventStatement = (db: Database) => db.select({ rowid: sql<number | null>`max(rowid)` }).from(events).prepare();
+
 /**
- * Called when an endpoint is created or turned on: when it is the only enabled one, the fan-out
- * (which rests while no endpoint is enabled) starts from now, so it never walks the events that
- * happened while nobody listened. An endpoint receives events from its creation on, and while on.
+ * Called when an endpoint is created or turned on, with the newest event's rowid: when it is the
+ * only enabled one, the fan-out (which rests while no endpoint is enabled) starts from there, so
+ * it never walks the events that happened while nobody listened. Nobody needs them: the endpoints
+ * that are off got theirs when they were turned off (`fanOutToDisabling`, fanout.ts).
  */
-export function startFanoutHereIfIdle(scope: Pick<Scope, 'statements' | 'db'>, exceptEndpointId: string): void {
-  const db = scope.db;
-  const others = db
+export function startFanoutHereIfIdle(scope: Pick<Scope, 'statements' | 'db'>, exceptEndpointId: string, last: number): void {
+  const others = scope.db
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
     .where(sql`${webhookEndpoints.enabled} = 1 AND ${webhookEndpoints.id} <> ${exceptEndpointId}`)
     .limit(1)
     .get();
   if (others) return;
-  const last = db.select({ rowid: sql<number | null>`max(rowid)` }).from(events).get()?.rowid ?? 0;
   if (last > fanoutPosition(scope)) setFanoutPosition(scope, last);
 }
