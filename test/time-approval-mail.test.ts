@@ -90,9 +90,11 @@ describe('weekly approval digest', () => {
     expect(kicks).toBe(1);
     for (const m of sent) {
       expect(m).toMatchObject({ replyTo: 'studio@agency.test', status: 'pending', subject: '2 time entries awaiting approval on Website relaunch' });
-      expect(m.text).toContain('2026-11-16');
-      expect(m.text).toContain('Wireframes');
-      expect(m.text).toContain('week of 2026-11-16');
+      // Every entry still pending on the day it is sent, dated as the workspace writes dates.
+      expect(m.text).toContain('await your approval as of Nov 20, 2026:');
+      expect(m.text).toMatch(/ {2}Nov 16, 2026 +1:00 h {2}/);
+      expect(m.text).toMatch(/ {2}Nov 17, 2026 +1:30 h {2}.* — Wireframes/);
+      expect(m.text).toContain('Listed: 2 entries, 2:30 h.');
       expect(m.text).not.toContain('already approved');
     }
     expect(ws.handle.db.select().from(approvalDigests).where(eq(approvalDigests.projectId, s.project.id)).all()).toEqual([
@@ -206,7 +208,9 @@ describe('instant approval requests', () => {
     expect(kicks).toBe(1);
     const queued = mails('approval_request').filter((m) => m.text.includes(res.id));
     expect(queued.map((m) => m.toAddress).sort()).toEqual(s.pms.map((p) => p.email).sort());
-    expect(queued[0]?.text).toContain('Hours:   0.75');
+    // Durations as the app writes them (H:MM), dates in the workspace's locale.
+    expect(queued[0]?.text).toContain('Hours:   0:45 h');
+    expect(queued[0]?.text).toContain('Date:    Nov 18, 2026');
 
     // approving needs no mail; an entry that is not pending wakes nobody
     await caller.timeEntries.approve({ email: s.pms[0]!.email, time_entry_id: res.id });

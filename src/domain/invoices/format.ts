@@ -35,11 +35,14 @@ function numberFormat(locale: string, decimals: number): Intl.NumberFormat {
   return f;
 }
 
+/** A `YYYY-MM-DD` calendar day as a person in `locale` reads it (`18.11.2026`, `Nov 18, 2026`). */
+export const formatDay = (locale: string, date: string): string => dayFormat(locale).format(new Date(`${date}T00:00:00.000Z`));
+
 export function formatsFor(locale: string, currency: string): Formats {
   return {
     locale,
     money: (minor) => formatMoney(minor, currency, locale),
-    day: (date) => dayFormat(locale).format(new Date(`${date}T00:00:00.000Z`)),
+    day: (date) => formatDay(locale, date),
     number: (value, decimals = 4) => numberFormat(locale, decimals).format(value),
   };
 }

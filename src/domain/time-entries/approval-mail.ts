@@ -2,7 +2,9 @@ import type { Db } from '../../db/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { Scope } from '../scope.ts';
 import { fullName } from '../team-members/records.ts';
-import { hoursOf } from '../time/hours.ts';
+import { formatDay } from '../invoices/format.ts';
+import { readIdentityIn } from '../workspace/identity.ts';
+import { clockHours } from '../time/hours.ts';
 
 interface Manager {
   id: string;
@@ -21,7 +23,8 @@ export interface PendingEntryLine {
   taskName: string;
 }
 
-const formatHours = (seconds: number) => `${hoursOf(seconds)} h`;
+/** Durations as H:MM, as the app shows them ("1:30 h"). */
+const formatHours = (seconds: number) => `${clockHours(seconds)} h`;
 
 /**
  * Queues "an entry awaits your approval" to each project manager, in the caller's transaction.
@@ -37,6 +40,7 @@ export function queueApprovalRequests(
   entryUserId: string,
 ): number {
   let queued = 0;
+  const locale = readIdentityIn(tx, scope.workspace.name).locale;
   for (const manager of managers) {
     if (manager.id === entryUserId) continue;
     enqueueMail(scope, tx, {
@@ -49,9 +53,9 @@ export function queueApprovalRequests(
           '',
           `${entry.userName} <${entry.userEmail}> recorded time on ${project.name} that awaits your approval:`,
           '',
-          `  Date:    ${entry.recordedOn}`,
+          `  Date:    ${formatDay(locale, entry.recordedOn)}`,
           `  Task:    ${entry.taskName}`,
-          `  Hours:   ${hoursOf(entry.seconds)}`,
+          `  Hours:   ${formatHours(entry.seconds)}`,
           ...(entry.notes ? [`  Notes:   ${entry.notes}`] : []),
           `  Entry:   ${entry.id}`,
           '',
@@ -63,17 +67,20 @@ export function queueApprovalRequests(
   return queued;
 }
 
-/** The body of a project's weekly digest of entries awaiting approval. */
-export function digestMail(project: { name: string }, manager: Manager, entries: PendingEntryLine[], total: number, weekOf: string) {
+/**
+ * The body of a project's weekly digest: every entry still awaiting approval on `asOf` (the day it
+ * is sent), whatever week it was recorded in, dates in the workspace's `locale`.
+ */
+export function digestMail(project: { name: string }, manager: Manager, entries: PendingEntryLine[], total: number, asOf: string, locale: string) {
   const totalSeconds = entries.reduce((sum, e) => sum + e.seconds, 0);
-  const lines = entries.map((e) => `  ${e.recordedOn}  ${formatHours(e.seconds).padStart(9)}  ${e.userName} — ${e.taskName}${e.notes ? ` — ${e.notes}` : ''}`);
+  const lines = entries.map((e) => `  ${formatDay(locale, e.recordedOn)}  ${formatHours(e.seconds).padStart(9)}  ${e.userName} — ${e.taskName}${e.notes ? ` — ${e.notes}` : ''}`);
   const more = total > entries.length ? [`  ... and ${total - entries.length} more`] : [];
   return {
     subject: `${total} time ${total === 1 ? 'entry' : 'entries'} awaiting approval on ${project.name}`,
     text: [
       `Hello ${manager.firstName},`,
       '',
-      `These entries on ${project.name} await your approval (week of ${weekOf}):`,
+      `These entries on ${project.name} await your approval as of ${formatDay(locale, asOf)}:`,
       '',
       ...lines,
       ...more,

@@ -2,6 +2,7 @@ import { and, asc, count, eq, gte, isNotNull, lte } from 'drizzle-orm';
 import { approvalDigests, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { enqueueMail } from '../../mail/outbox.ts';
 import type { Scope } from '../scope.ts';
+import { readIdentityIn } from '../workspace/identity.ts';
 import { fullName } from '../team-members/records.ts';
 import { addDays, dayOfWeekContaining, instantAt, localDateTime, mondayOf, type WeekDay } from '../time/calendar.ts';
 import { digestMail, type PendingEntryLine } from './approval-mail.ts';
@@ -85,8 +86,9 @@ function sendDigest(scope: Scope, project: { id: string; name: string; replyTo: 
       .all()
       .map((r) => ({ ...r, userName: fullName(r) }));
     let n = 0;
+    const locale = readIdentityIn(tx, scope.workspace.name).locale;
     for (const manager of st.managers.all({ projectId: project.id })) {
-      const mail = digestMail(project, manager, entries, total, mondayOf(sentFor));
+      const mail = digestMail(project, manager, entries, total, sentFor, locale);
       enqueueMail(scope, tx, { kind: 'approval_digest', to: { address: manager.email, name: fullName(manager) }, replyTo: project.replyTo, ...mail });
       n++;
     }

@@ -50,4 +50,10 @@ export function parseHours(raw: string): HoursParse {
  * Seconds as the number of hours shown in responses, rounded to 4 decimal places (so 1 h 20 min is
  * 1.3333, and every rounded duration of 6, 15 or 30 minutes is shown exactly).
  */
+/** Seconds as H:MM to the nearest minute (5400 → "1:30"), the way the app and people write durations. */
+export function clockHours(seconds: number): string {
+  const minutes = Math.round(seconds / 60);
+  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
 export const hoursOf = (seconds: number): number => Math.round((seconds / SECONDS_PER_HOUR) * 10_000) / 10_000;
