@@ -80,6 +80,8 @@ describe('the public invoice page', () => {
     const text = res.text;
     // English words, German amounts and dates: the page's language is that of its words.
     expect(text).toContain('<html lang="en">');
+    // An icon of its own (empty), so the browser asks for no /favicon.ico, which would be a 404.
+    expect(text).toContain('<link rel="icon" href="data:,">');
     expect(text).toMatch(/-500,00\s€/);
     expect(text).toContain('Nordlicht Digital GmbH');
     expect(text).toContain('Große Bleichen 12\n20354 Hamburg');
