@@ -178,6 +178,24 @@ describe("a project's users", () => {
     expect((await pm.mutate('projects.removeUser', target)).data).toEqual({ notice_code: 'project_user_removed', project_user_id: s.projectUser.id, user_id: s.member.id });
     expect((await pm.mutate('projects.removeUser', target)).error?.code).toBe('project_user_not_found');
   });
+
+  it("projects.list (the app's Projects page) gives a manager the projects they manage, a Member none, an Owner all", async () => {
+    const ws = env.workspace('pm-list');
+    const db = ws.handle.db;
+    const s = makeProjectSetup(db);
+    const worksOn = makeProject(db, s.client.id);
+    const elsewhere = makeProject(db, s.client.id);
+    const manager = makeMember(db);
+    makeProjectUser(db, s.project.id, manager.id, { role: 'project_manager' });
+    makeProjectUser(db, worksOn.id, manager.id);
+    const ids = (answer: { data: { items: { id: string }[] } }) => answer.data.items.map((p) => p.id).sort();
+    const pm = await signedIn(ws, manager.email);
+    expect(ids(await pm.query('projects.list', { limit: 200 }))).toEqual([s.project.id]);
+    const member = await signedIn(ws, s.member.email);
+    expect(ids(await member.query('projects.list', { limit: 200 }))).toEqual([]);
+    const owner = await signedIn(ws, ws.ownerEmail);
+    expect(ids(await owner.query('projects.list', { limit: 200 }))).toEqual([s.project.id, worksOn.id, elsewhere.id].sort());
+  });
 });
 
 describe('team and settings', () => {

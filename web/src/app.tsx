@@ -16,6 +16,7 @@ const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, n
 const ApprovalsPage = page(() => import('./pages/approvals.tsx'), 'ApprovalsPage');
 const ClientsPage = page(() => import('./pages/clients.tsx'), 'ClientsPage');
 const ClientPage = page(() => import('./pages/client.tsx'), 'ClientPage');
+const ProjectsPage = page(() => import('./pages/projects.tsx'), 'ProjectsPage');
 const ProjectPage = page(() => import('./pages/project.tsx'), 'ProjectPage');
 const InvoicesPage = page(() => import('./pages/invoices.tsx'), 'InvoicesPage');
 const NewInvoicePage = page(() => import('./pages/invoice-new.tsx'), 'NewInvoicePage');
@@ -47,6 +48,7 @@ const ROUTES: AppRoute[] = [
   { path: '/approvals', page: ApprovalsPage, who: 'manager', nav: 'Approvals' },
   { path: '/clients', page: ClientsPage, who: 'admin', nav: 'Clients' },
   { path: '/clients/:id', page: ClientPage, who: 'admin' },
+  { path: '/projects', page: ProjectsPage, who: 'manager', nav: 'Projects' },
   { path: '/projects/:id', page: ProjectPage, who: 'manager' },
   { path: '/invoicing', page: InvoicesPage, who: 'admin', nav: 'Invoices' },
   { path: '/invoicing/new', page: NewInvoicePage, who: 'admin' },

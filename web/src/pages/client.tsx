@@ -24,21 +24,56 @@ export const BILLING_METHODS = [
 ] as const;
 export type BillingMethod = (typeof BILLING_METHODS)[number][0];
 
-/** A project's name and billing method, with its rate (an amount field): the fields of a new project and of its settings. */
+/** A project's name and billing method: with its hourly rate, or for a fixed-price project its flat amount (amount fields). */
 export interface ProjectBasics {
   name: string;
   billing: BillingMethod;
 }
 
-export function ProjectBasicsFields({ value, onChange, rate, currency, errors }: { value: ProjectBasics; onChange: (v: ProjectBasics) => void; rate: AmountInput; currency: string; errors: FormErrors }) {
+export const isFixedPrice = (billing: BillingMethod) => billing === 'fixed_price_project';
+
+/** The amount a project bills by: its flat amount when fixed-price (none yet: null), else its hourly rate. */
+export function projectAmount(p: { billing_method: BillingMethod; hourly_rate: number; flat_amount: string | null; currency: string }): string | null {
+  if (!isFixedPrice(p.billing_method)) return formatMoney(p.hourly_rate, p.currency);
+  return p.flat_amount === null ? null : formatMoney(Number(p.flat_amount), p.currency);
+}
+
+/** The same in words: `$120.00 an hour`, `¥2,500,000 fixed price`. */
+export function projectPrice(p: Parameters<typeof projectAmount>[0]): string {
+  const amount = projectAmount(p);
+  if (!isFixedPrice(p.billing_method)) return `${amount} an hour`;
+  return amount === null ? 'fixed price, no amount set' : `${amount} fixed price`;
+}
+
+/**
+ * The fields of a new project and of its settings: name, billing method, and the amount that
+ * billing method bills by: the hourly rate, or the flat amount of a fixed-price project (an hourly
+ * rate means nothing there, so it is not asked for).
+ */
+export function ProjectBasicsFields({ value, onChange, rate, flat, currency, errors }: { value: ProjectBasics; onChange: (v: ProjectBasics) => void; rate: AmountInput; flat: AmountInput; currency: string; errors: FormErrors }) {
   return (
     <>
       <TextField label="Name" value={value.name} onChange={(name) => onChange({ ...value, name })} error={errors.field('project.name')} />
       <SelectField label="Billing" value={value.billing} options={BILLING_METHODS} onChange={(billing) => onChange({ ...value, billing })} error={errors.field('project.billing_method')} />
-      <AmountField label={`Hourly rate (${currency})`} amount={rate} error={errors.field('project.hourly_rate')} />
+      {isFixedPrice(value.billing) ? (
+        <AmountField label={`Flat amount (${currency})`} hint="The whole project's price" amount={flat} error={errors.field('project.flat_amount')} />
+      ) : (
+        <AmountField label={`Hourly rate (${currency})`} amount={rate} error={errors.field('project.hourly_rate')} />
+      )}
     </>
   );
 }
+
+/** The amount fields of a project form, checked and sent for its billing method: only the one shown. */
+export function projectAmounts(billing: BillingMethod, rate: AmountInput, flat: AmountInput) {
+  const fixed = isFixedPrice(billing);
+  return {
+    whenValid: (send: () => void) => (fixed ? flat : rate).whenValid(send),
+    fields: fixed ? { flat_amount: flat.value } : rate.value === null ? {} : { hourly_rate: rate.value },
+  };
+}
+
+export const PROJECT_AMOUNT_FIELDS = ['project.hourly_rate', 'project.flat_amount'] as const;
 
 /** Client fields as the forms hold them (text), for the new-client dialog and the details form. */
 export interface ClientFields {
@@ -167,6 +202,8 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
   const notify = useNotice();
   const [basics, setBasics] = useState<ProjectBasics>({ name: '', billing: 'hourly_project_rate' });
   const rate = useAmountInput('', client.currency, { positive: true, optional: true });
+  const flat = useAmountInput('', client.currency);
+  const amounts = projectAmounts(basics.billing, rate, flat);
   const [task, setTask] = useState('General');
   const create = useMutation({
     mutationFn: () =>
@@ -177,7 +214,7 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
           client_id: client.id,
           billing_method: basics.billing,
           currency: client.currency,
-          ...(rate.value !== null && { hourly_rate: rate.value }),
+          ...amounts.fields,
           ...(task.trim() ? { tasks_attributes: [{ name: task, billable: true }] } : {}),
           project_users_attributes: [{ user_id: me.member.id, role: 'project_manager' }],
         },
@@ -187,12 +224,12 @@ function NewProjectDialog({ client, onClose }: { client: Client; onClose: () => 
       navigate(`/projects/${project.id}`);
     },
   });
-  const errors = formErrors(create.error ? apiError(create.error) : null, ['project.name', 'project.billing_method', 'project.hourly_rate', 'project.tasks_attributes']);
+  const errors = formErrors(create.error ? apiError(create.error) : null, ['project.name', 'project.billing_method', ...PROJECT_AMOUNT_FIELDS, 'project.tasks_attributes']);
   return (
     <Dialog title={`New project for ${client.name}`} onClose={onClose}>
-      <Form className="stack" onSubmit={() => rate.whenValid(() => create.mutate())}>
+      <Form className="stack" onSubmit={() => amounts.whenValid(() => create.mutate())}>
         <FormError message={errors.form} />
-        <ProjectBasicsFields value={basics} onChange={setBasics} rate={rate} currency={client.currency} errors={errors} />
+        <ProjectBasicsFields value={basics} onChange={setBasics} rate={rate} flat={flat} currency={client.currency} errors={errors} />
         <TextField label="First task" hint="More tasks and checklists on the project's page" value={task} onChange={setTask} error={errors.field('project.tasks_attributes')} />
         <Actions submit="Create project" pending={create.isPending} onCancel={onClose} />
       </Form>
@@ -241,7 +278,7 @@ export function ClientPage() {
             columns={[
               { header: 'Project', cell: (p) => <Link href={`/projects/${p.id}`}>{p.name}</Link> },
               { header: 'Billing', cell: (p) => BILLING_METHODS.find(([v]) => v === p.billing_method)?.[1] ?? p.billing_method },
-              { header: 'Rate', align: 'end', cell: (p) => formatMoney(p.hourly_rate, p.currency) },
+              { header: 'Rate or price', align: 'end', cell: (p) => projectAmount(p) ?? '—' },
               { header: 'Status', cell: (p) => <Badge status={p.status} /> },
             ]}
           />

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { api, apiError, type Outputs } from '../api.ts';
-import { amountInputText, formatMoney } from '../format.ts';
+import { amountInputText } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Badge } from '../ui/badge.tsx';
@@ -10,7 +10,7 @@ import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
 import { Actions, Form, SelectField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { ProjectBasicsFields, type ProjectBasics } from './client.tsx';
+import { PROJECT_AMOUNT_FIELDS, projectAmounts, ProjectBasicsFields, projectPrice, type ProjectBasics } from './client.tsx';
 
 type Project = Outputs['projects']['get']['project'];
 type Task = Project['tasks'][number];
@@ -32,6 +32,8 @@ function Settings({ project }: { project: Project }) {
   const notify = useNotice();
   const [basics, setBasics] = useState<ProjectBasics>({ name: project.name, billing: project.billing_method });
   const rate = useAmountInput(amountInputText(project.hourly_rate, project.currency), project.currency);
+  const flat = useAmountInput(project.flat_amount === null ? '' : amountInputText(Number(project.flat_amount), project.currency), project.currency);
+  const amounts = projectAmounts(basics.billing, rate, flat);
   const [f, setF] = useState({
     rounding: project.time_round_upto,
     approvals: project.enable_approvals,
@@ -49,7 +51,7 @@ function Settings({ project }: { project: Project }) {
         project: {
           name: basics.name,
           billing_method: basics.billing,
-          hourly_rate: rate.value!,
+          ...amounts.fields,
           time_round_upto: f.rounding as (typeof ROUNDING)[number],
           enable_approvals: f.approvals,
           notify_timesheet_approval_request_instantly: f.notify,
@@ -59,18 +61,18 @@ function Settings({ project }: { project: Project }) {
       }),
     onSuccess: () => notify('Project saved'),
   });
-  const errors = formErrors(save.error ? apiError(save.error) : null, ['project.name', 'project.billing_method', 'project.hourly_rate', 'project.time_round_upto', 'project.autolock_settings']);
+  const errors = formErrors(save.error ? apiError(save.error) : null, ['project.name', 'project.billing_method', ...PROJECT_AMOUNT_FIELDS, 'project.time_round_upto', 'project.autolock_settings']);
   return (
     <Form
       className="panel grid-form"
       aria-labelledby="settings"
-      onSubmit={() => rate.whenValid(() => save.mutate())}
+      onSubmit={() => amounts.whenValid(() => save.mutate())}
     >
       <h2 id="settings" className="span">
         Settings
       </h2>
       <FormError message={errors.form} />
-      <ProjectBasicsFields value={basics} onChange={setBasics} rate={rate} currency={project.currency} errors={errors} />
+      <ProjectBasicsFields value={basics} onChange={setBasics} rate={rate} flat={flat} currency={project.currency} errors={errors} />
       <SelectField
         label="Round each entry up to"
         value={String(f.rounding)}
@@ -315,7 +317,7 @@ export function ProjectPage() {
     >
       {me.is_admin && (
         <p>
-          <Link href={`/clients/${p.client_id}`}>← The client</Link> · {formatMoney(p.hourly_rate, p.currency)} an hour
+          <Link href={`/clients/${p.client_id}`}>← The client</Link> · {projectPrice(p)}
         </p>
       )}
       <FormError message={status.error ? apiError(status.error).message : null} />
