@@ -61,7 +61,9 @@ interface ErrorData {
 }
 
 export function apiError(err: unknown): ApiError {
-  if (err instanceof TRPCClientError) {
+  // No answer from the server (offline, connection refused, a proxy's page instead of the API's):
+  // the client error carries no shape of the server's.
+  if (err instanceof TRPCClientError && err.shape !== undefined) {
     const data = (err.data ?? {}) as ErrorData;
     return { code: data.code ?? 'error', status: data.httpStatus ?? 0, message: err.message, details: data.details ?? [], extra: data.extra ?? {} };
   }
@@ -90,7 +92,10 @@ export const queryClient: QueryClient = new QueryClient({
       staleTime: 30_000,
       refetchOnWindowFocus: true,
       retry: (count, err) => apiError(err).status === 0 && count < 2,
+      // Offline, a call fails (and says the server could not be reached) rather than waiting,
+      // paused, with its button disabled and nothing said.
+      networkMode: 'always',
     },
-    mutations: { retry: false },
+    mutations: { retry: false, networkMode: 'always' },
   },
 });

@@ -57,7 +57,7 @@ function ServiceRows({ services, onServices, currency, problems }: { services: S
     <ul className="plain rows">
       {services.map((s, i) => (
         <li key={i} className="inline-form">
-          <TextField label={`Description ${i + 1}`} className="grow" value={s.notes} onChange={(notes) => setService(i, { notes })} />
+          <TextField label={`Description ${i + 1}`} className="grow" value={s.notes} onChange={(notes) => setService(i, { notes })} error={problems[`services.${i}.notes`]} />
           <TextField label="Quantity" inputMode="decimal" size={6} value={s.quantity} onChange={(quantity) => setService(i, { quantity })} error={problems[`services.${i}.quantity`]} />
           <TextField
             label={`Unit price (${currency})`}
@@ -108,7 +108,7 @@ export function TaxesFieldset({ taxes, onTaxes, problems, error }: { taxes: Tax[
       <ul className="plain rows">
         {taxes.map((t, i) => (
           <li key={i} className="inline-form">
-            <TextField label={`Tax ${i + 1}`} hint={t.selected ? undefined : 'Recorded, not charged'} value={t.name} onChange={(name) => setTax(i, { name })} />
+            <TextField label={`Tax ${i + 1}`} hint={t.selected ? undefined : 'Recorded, not charged'} value={t.name} onChange={(name) => setTax(i, { name })} error={problems[`taxes.${i}.name`]} />
             <TextField label="Percent" inputMode="decimal" size={6} value={t.percentage} onChange={(percentage) => setTax(i, { percentage })} error={problems[`taxes.${i}.percentage`]} />
             <button type="button" className="button" onClick={() => onTaxes(taxes.filter((_, j) => j !== i))}>
               Remove<span className="visually-hidden"> tax {i + 1}</span>

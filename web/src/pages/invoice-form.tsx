@@ -1,8 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { minorToNumber } from '../amount.ts';
-import { api, apiError, type Inputs, type Outputs } from '../api.ts';
+import { api, apiError, type ApiError, type Inputs, type Outputs } from '../api.ts';
 import { formatDate, readAmount, readDecimal } from '../format.ts';
+import { forPeople } from '../messages.ts';
 import { useDebounced } from '../ui/hooks.ts';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 
@@ -55,11 +56,12 @@ export const QUANTITY_DECIMALS = 3;
 export const PERCENT_DECIMALS = 4;
 
 /** The service lines as the API takes them, each number read in the workspace's locale; what cannot be read goes to `problems`. */
-function serviceLines(services: Service[], currency: string, problems: Problems): ServiceLine[] {
+function serviceLines(services: Service[], currency: string, problems: Problems, rows: number[]): ServiceLine[] {
   return services
     .map((s, i) => ({ s, i }))
     .filter(({ s }) => s.notes.trim() || s.unit_amount.trim())
     .map(({ s, i }) => {
+      rows.push(i);
       const quantity = s.quantity.trim() ? readDecimal(s.quantity, QUANTITY_DECIMALS, { positive: true }) : null;
       const price = s.unit_amount.trim() ? readAmount(s.unit_amount, currency, { positive: true }) : null;
       if (quantity && !quantity.ok) problems[`services.${i}.quantity`] = quantity.message;
@@ -85,19 +87,43 @@ const timeLines = (entries: Entry[], picked: Set<string>): TimeLine[] =>
       ...(e.line && { notes: e.line.notes, ...(e.line.hours !== null && { hours: e.line.hours }), ...(e.line.hourly_rate !== null && { hourly_rate: e.line.hourly_rate }) }),
     }));
 
+/**
+ * Where a field the server names (`tax_details.0.percentage`, `invoice_services.1.notes`) is typed
+ * on the form (`taxes.2.percentage`, `services.1.notes`): taxes without a name and empty lines are
+ * not sent, so the request's positions are not the form's. `undefined`: no field of the form.
+ */
+export type FieldOfPath = (path: string) => string | undefined;
+
+const FORM_FIELDS: Record<string, { group: string; fields: readonly string[] }> = {
+  tax_details: { group: 'taxes', fields: ['name', 'percentage'] },
+  invoice_services: { group: 'services', fields: ['notes', 'quantity', 'unit_amount'] },
+};
+
+function fieldOfPath(rows: Record<string, number[]>): FieldOfPath {
+  return (path) => {
+    const [list = '', at = '', field = ''] = path.split('.');
+    const form = FORM_FIELDS[list];
+    const row = rows[list]?.[Number(at)];
+    return form && row !== undefined && form.fields.includes(field) ? `${form.group}.${row}.${field}` : undefined;
+  };
+}
+
 /** The request's line group and taxes, as `invoices.create`, `invoices.update` and `invoices.preview` take them, and what cannot be read. */
 export function linesRequest(mode: Mode, entries: Entry[], picked: Set<string>, services: Service[], taxes: Tax[], currency: string) {
   const problems: Problems = {};
+  const taxRows: number[] = [];
+  const serviceRows: number[] = [];
   const tax_details = taxes
     .map((t, i) => ({ t, i }))
     .filter(({ t }) => t.name.trim())
     .map(({ t, i }) => {
+      taxRows.push(i);
       const p = readDecimal(t.percentage, PERCENT_DECIMALS, { positive: true });
       if (!p.ok) problems[`taxes.${i}.percentage`] = p.message;
       return { name: t.name, percentage: p.ok ? p.value : 0, selected: t.selected };
     });
-  const group = mode === 'time' ? { invoice_time_entries: timeLines(entries, picked) } : { invoice_services: serviceLines(services, currency, problems) };
-  return { request: { ...group, tax_details }, problems };
+  const group = mode === 'time' ? { invoice_time_entries: timeLines(entries, picked) } : { invoice_services: serviceLines(services, currency, problems, serviceRows) };
+  return { request: { ...group, tax_details }, problems, fieldOf: fieldOfPath({ tax_details: taxRows, invoice_services: serviceRows }) };
 }
 export type LinesRequest = ReturnType<typeof linesRequest>['request'];
 export const lineCountOf = (lines: LinesRequest) => (lines.invoice_time_entries ?? lines.invoice_services ?? []).length;
@@ -152,7 +178,7 @@ export const describeEntry = (e: Entry) => [e.recorded_on && formatDate(e.record
  * count as unbilled). The problems shown beside the fields are the settled ones, not each keystroke's.
  */
 export function usePreview(clientId: string, lines: Lines, enabled: boolean, invoiceId?: string) {
-  const current = useMemo(() => ({ request: lines.request, problems: lines.problems }), [lines.request, lines.problems]);
+  const current = useMemo(() => ({ request: lines.request, problems: lines.problems, fieldOf: lines.fieldOf }), [lines.request, lines.problems, lines.fieldOf]);
   const settled = useDebounced(current, 300);
   const count = lineCountOf(settled.request);
   const readable = Object.keys(settled.problems).length === 0;
@@ -167,7 +193,34 @@ export function usePreview(clientId: string, lines: Lines, enabled: boolean, inv
   const error = preview.error ? apiError(preview.error) : null;
   // Ready to submit: priced for exactly what is on screen, without an error.
   const ready = !!preview.data && count > 0 && readable && lineCountOf(lines.request) === count && !preview.isFetching && !error && settled === current;
-  return { preview, count, error, ready, problems: settled.problems };
+  // What the server refused goes beside the field it is about, in the app's words, as a number that
+  // does not read does; the preview says only what no field shows.
+  const refused = error && readable ? placed(error, settled.fieldOf) : { problems: {}, rest: null };
+  return { preview, count, error: refused.rest, ready, problems: { ...settled.problems, ...refused.problems } };
+}
+
+/** A refused preview's messages by the form's field, and what the preview says: what no field shows, or to correct the marked field. */
+function placed(failed: ApiError, fieldOf: FieldOfPath): { problems: Problems; rest: ApiError | null } {
+  const error = forPeople(failed);
+  const problems: Problems = {};
+  const unplaced = error.details.filter((d) => {
+    const field = fieldOf(d.path);
+    if (!field) return true;
+    problems[field] ??= capitalised(d.message);
+    return false;
+  });
+  if (error.details.length > 0 && unplaced.length === 0) return { problems, rest: { ...error, message: 'Correct the marked field above to see the preview', details: [] } };
+  return { problems, rest: { ...error, details: unplaced } };
+}
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** A field the server names that the form has no field for, in words: `invoice_time_entries.0.hours` → "Line 1, hours". */
+function describePath(path: string): string {
+  const [list = '', at, ...rest] = path.split('.');
+  const field = rest.join(' ').replaceAll('_', ' ');
+  const line = list === 'invoice_time_entries' || list === 'invoice_services' ? 'Line' : list === 'tax_details' ? 'Tax' : list.replaceAll('_', ' ');
+  return [at !== undefined && /^\d+$/.test(at) ? `${line} ${Number(at) + 1}` : capitalised(line), field].filter(Boolean).join(', ');
 }
 
 /** The lines, taxes and total as the server prices them: what saving will charge. */
@@ -178,7 +231,7 @@ export function PreviewSection({ preview, count, error, busy, describe }: { prev
       {count === 0 ? <p className="muted">Pick entries or add a line to see the invoice.</p> : null}
       {error && (
         <p className="form-error" role="alert">
-          {error.details[0] ? `${error.details[0].path}: ${error.details[0].message}` : error.message}
+          {error.details[0] ? `${describePath(error.details[0].path)}: ${error.details[0].message}` : error.message}
         </p>
       )}
       {preview && count > 0 && (
@@ -192,8 +245,11 @@ export function PreviewSection({ preview, count, error, busy, describe }: { prev
   );
 }
 
-/** A line of the preview, described by its entry (date · project · task · person) or its notes. */
+/**
+ * A line of the preview as the saved invoice will describe it (`describeDetail`): its entry's date ·
+ * project · task · person, then the line's notes; a service line by its notes.
+ */
 export const describeLine = (entries: Entry[]) => (id: string | null, notes: string) => {
   const e = entries.find((x) => x.id === id);
-  return e ? describeEntry(e) : notes || 'Service';
+  return e ? [describeEntry(e), notes || e.notes].filter(Boolean).join(' — ') : notes || 'Service';
 };

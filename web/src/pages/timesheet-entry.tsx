@@ -31,7 +31,8 @@ const CODES: Record<string, string> = {
   checklist_item_not_in_task: 'checklist_items',
 };
 
-const firstTask = (project: Project | undefined) => project?.tasks.find((t) => !t.archived)?.id ?? '';
+/** The project's first task that is not archived (what a new entry or the timer starts on). */
+export const firstTask = (project: Project | undefined) => project?.tasks.find((t) => !t.archived)?.id ?? '';
 
 /** Project and task selects; another project selects its first open task. */
 export function ProjectTaskFields({

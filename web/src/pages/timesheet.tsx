@@ -10,7 +10,7 @@ import { Form, TextField } from '../ui/form.tsx';
 import { Field, FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { EntryDialog, isLocked, ProjectTaskFields, type Entry, type EntryTarget, type Week } from './timesheet-entry.tsx';
+import { EntryDialog, firstTask, isLocked, ProjectTaskFields, type Entry, type EntryTarget, type Week } from './timesheet-entry.tsx';
 
 /** Rejected time is not time worked: it counts toward no total. */
 const counted = (e: Entry) => e.status !== 'rejected';
@@ -24,7 +24,7 @@ function useTimer(week: Week) {
   const openProjects = week.projects.filter((p) => p.open);
   const [projectId, setProjectId] = useState(openProjects[0]?.id ?? '');
   const project = week.projects.find((p) => p.id === projectId);
-  const [taskId, setTaskId] = useState(project?.tasks[0]?.id ?? '');
+  const [taskId, setTaskId] = useState(() => firstTask(project));
   const [notes, setNotes] = useState('');
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -114,6 +114,32 @@ function Timer({ week }: { week: Week }) {
   );
 }
 
+/** A task no longer taking time: its row in the grid offers no "+" (the dialog would refuse it). */
+const archivedTask = (project: Week['projects'][number] | undefined, taskId: string) => project?.tasks.find((t) => t.id === taskId)?.archived ?? false;
+
+/** A closed padlock drawn in SVG (an emoji needs a font that may be missing), with the word for screen readers. */
+function LockMark() {
+  return (
+    <span className="lock" title="Locked">
+      <svg className="lock-icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+        <path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" strokeWidth="1.6" />
+        <rect x="3" y="7" width="10" height="7.5" rx="1.5" fill="currentColor" />
+      </svg>
+      <span className="visually-hidden"> locked</span>
+    </span>
+  );
+}
+
+/** Rejected time in a cell: its hours struck through and the word, so it reads as not counted rather than 0:00. */
+function RejectedHours({ entries }: { entries: Entry[] }) {
+  const hours = formatHours(entries.reduce((s, e) => s + e.seconds, 0) / 3600);
+  return (
+    <span className="cell-rejected" title={`${hours} h rejected: not counted`}>
+      <s>{hours}</s> <span className="cell-rejected-label">Rejected</span>
+    </span>
+  );
+}
+
 interface Row {
   key: string;
   projectId: string;
@@ -155,14 +181,18 @@ function WeekGrid({ week, onAdd }: { week: Week; onAdd: (t: EntryTarget) => void
               {week.days.map((d) => {
                 const entries = cell(row, d);
                 const locked = isLocked(project, d);
+                const worked = entries.filter(counted);
+                const rejected = entries.filter((e) => !counted(e));
                 return (
                   <td key={d} className={`num${locked ? ' locked' : ''}`}>
-                    {entries.length > 0 ? formatHours(sumHours(entries)) : project?.open && !locked ? (
+                    {worked.length > 0 && formatHours(sumHours(worked))}
+                    {rejected.length > 0 && <RejectedHours entries={rejected} />}
+                    {entries.length === 0 && project?.open && !locked && !archivedTask(project, row.taskId) && (
                       <button type="button" className="cell-add" aria-label={`Add time for ${row.label} on ${formatLongDay(d)}`} onClick={() => onAdd({ kind: 'new', date: d, projectId: row.projectId, taskId: row.taskId })}>
                         +
                       </button>
-                    ) : null}
-                    {locked && <span className="lock" title="Locked">{entries.length > 0 ? ' 🔒' : '🔒'}<span className="visually-hidden"> locked</span></span>}
+                    )}
+                    {locked && <LockMark />}
                   </td>
                 );
               })}

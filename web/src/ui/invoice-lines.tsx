@@ -38,7 +38,7 @@ export function InvoiceLines({ caption, lines, totals }: { caption: string; line
       rowKey={(l) => l.key}
       empty="No lines."
       columns={[
-        { header: 'Description', cell: (l) => l.description },
+        { header: 'Description', cell: (l) => l.description, className: 'wrap' },
         { header: 'Quantity', align: 'end', cell: (l) => (l.hours !== null ? `${formatHours(l.hours)} h` : formatNumber(l.quantity ?? 0, 3)) },
         { header: 'Rate', align: 'end', cell: (l) => money(l.rate) },
         { header: 'Amount', align: 'end', cell: (l) => money(l.amount) },
