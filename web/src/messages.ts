@@ -41,15 +41,23 @@ function formMessage(error: ApiError, ctx: MessageContext): string {
 }
 
 /**
+ * Any day the server wrote as the API spells it (`2026-10-28`) written as the app writes days: a
+ * message such as `time_entry_locked`'s ("Time on 2026-10-28 is locked … since 2026-11-01") then
+ * reads like the hint beside it ("locked on Wednesday, October 28"). A day inside a longer token
+ * (an invoice number such as `INV-2026-11-29`) is left alone.
+ */
+const withDays = (message: string) => message.replace(/(?<![\w-])(\d{4}-\d{2}-\d{2})(?![\w-])/g, (date) => formatDate(date));
+
+/**
  * A failed call as people should read it: the server's messages are written for the API (its
  * integrators read `must be hours as a string`, `at most the balance due, 412`); the app says the
  * same in its own words, amounts and dates formatted as it formats them. Mapped by the error's
- * code and field; messages with no mapping are kept.
+ * code and field; messages with no mapping are kept, their days formatted.
  */
 export function forPeople(error: ApiError, ctx: MessageContext = {}): ApiError {
   return {
     ...error,
-    message: formMessage(error, ctx),
-    details: error.details.map((d) => ({ ...d, message: fieldMessage(error, d, ctx) ?? d.message })),
+    message: withDays(formMessage(error, ctx)),
+    details: error.details.map((d) => ({ ...d, message: withDays(fieldMessage(error, d, ctx) ?? d.message) })),
   };
 }
