@@ -44,7 +44,7 @@ describe('figures that add up', () => {
       const e = makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: person.id }, { seconds: 3601, recordedOn: `2026-10-0${day}` });
       return { time_entry_id: e.id, project_id: project.id, task_id: task.id, user_id: person.id };
     });
-    const inv = await createInvoice(client.id, 'HRS-1', { invoice_time_entries: lines, include_hours_by_person: true, include_hours_by_task: true, include_payment_link: true });
+    const inv = await createInvoice(client.id, 'HRS-1', { invoice_time_entries: lines, include_hours_by_person: true, include_hours_by_task: true, include_time_entries: true, include_payment_link: true });
 
     const pdf = await pdfText(inv.id);
     expect(pdf.flat).toContain('Total hours: 3.0009');
@@ -55,6 +55,13 @@ describe('figures that add up', () => {
     const page = await pageText((await ws.caller.invoices.get({ invoice_id: inv.id })).invoice.public_url!);
     const pageHours = [...page.matchAll(/<td class="num">([\d.]+) h<\/td>/g)].map((m) => m[1]);
     expect(pageHours).toEqual(['3.0009', '3.0009']);
+    // The page states what the PDF states: total hours, the service period, each time entry.
+    expect(page).toContain('<p class="muted">Total hours: 3.0009</p>');
+    expect(pdf.flat).toContain('Service period Oct 1, 2026 – Oct 3, 2026');
+    expect(page).toContain('<dt>Service period</dt><dd>Oct 1, 2026 – Oct 3, 2026</dd>');
+    const entries = page.slice(page.indexOf('<h2>Time entries</h2>'));
+    expect(entries).toContain('<th>Date</th><th>Person</th><th>Task</th><th>Notes</th><th class="num">Recorded</th><th class="num">Billed</th>');
+    expect([...entries.matchAll(/<td data-label="Billed" class="num">1\.0003<\/td>/g)]).toHaveLength(3);
   });
 
   it('a void invoice: its credit note takes the total away, and what was paid on it is to be refunded', async () => {

@@ -1,4 +1,5 @@
-import { hoursBy, type DocumentLine, type DocumentState, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { hoursBy, supplyOf, totalHours, type DocumentLine, type DocumentState, type InvoiceDocument } from '../domain/invoices/document.ts';
+import { hoursOf } from '../domain/time/hours.ts';
 import { totalRows } from '../domain/invoices/document-totals.ts';
 import { formatsFor, type Formats } from '../domain/invoices/format.ts';
 import { lineHours } from '../domain/invoices/records.ts';
@@ -44,6 +45,12 @@ function buyerHtml(doc: InvoiceDocument): string {
   return `<section><p class="label">Bill to</p><strong>${e(c.name)}</strong>${lines.join('')}</section>`;
 }
 
+/** The date of supply, or the service period (the days of the time billed), as the PDF states it. */
+function supplyRow(doc: InvoiceDocument, f: Formats): [string, string] {
+  const supply = supplyOf(doc);
+  return supply.from === supply.to ? ['Date of supply', f.day(supply.from)] : ['Service period', `${f.day(supply.from)} – ${f.day(supply.to)}`];
+}
+
 /** What is owed and by when, with "Pay now" and the PDF: the part a payer came for. */
 function dueHtml(doc: InvoiceDocument, f: Formats, facts: PageFacts): string {
   const { invoice } = doc;
@@ -53,6 +60,7 @@ function dueHtml(doc: InvoiceDocument, f: Formats, facts: PageFacts): string {
   const rows: [string, string][] = [
     [credit ? 'Credit note no.' : 'Invoice no.', invoice.number],
     ['Issue date', f.day(invoice.issueDate)],
+    supplyRow(doc, f),
     ...(credit ? [] : ([['Due date', f.day(invoice.dueDate)]] as [string, string][])),
     ['Total', f.money(invoice.totalMinor)],
     ...(doc.paidMinor > 0 ? ([['Paid', f.money(doc.paidMinor)]] as [string, string][]) : []),
@@ -95,13 +103,31 @@ function linesHtml(doc: InvoiceDocument, f: Formats): string {
     { title: 'Unit price', cell: (l) => money(l.unitAmountMinor), num: true },
     { title: 'Amount', cell: (l) => money(l.amountMinor), num: true },
   ];
-  const table = (cols: Col[], rows: DocumentLine[]) =>
-    rows.length
-      ? `<table class="lines"><thead><tr>${cols.map((c) => `<th${c.num ? ' class="num"' : ''}>${c.title}</th>`).join('')}</tr></thead><tbody>${rows
-          .map((l) => `<tr>${cols.map((c) => `<td data-label="${c.title}"${c.num ? ' class="num"' : c.text ? ' class="text"' : c.nowrap ? ' class="nowrap"' : ''}>${e(c.cell(l))}</td>`).join('')}</tr>`)
-          .join('')}</tbody></table>`
-      : '';
-  return table(time, doc.lines.filter((l) => l.kind === 'time_entry')) + table(services, doc.lines.filter((l) => l.kind === 'service'));
+  const timeLines = doc.lines.filter((l) => l.kind === 'time_entry');
+  const hours = timeLines.length ? `<p class="muted">Total hours: ${e(f.number(totalHours(doc.lines)))}</p>` : '';
+  return linesTable(time, timeLines) + hours + linesTable(services, doc.lines.filter((l) => l.kind === 'service'));
+}
+
+/** A table of lines, one row each, that stacks into labelled rows on a phone. */
+function linesTable(cols: Col[], rows: DocumentLine[]): string {
+  if (!rows.length) return '';
+  const head = cols.map((c) => `<th${c.num ? ' class="num"' : ''}>${c.title}</th>`).join('');
+  const cell = (c: Col, l: DocumentLine) => `<td data-label="${c.title}"${c.num ? ' class="num"' : c.text ? ' class="text"' : c.nowrap ? ' class="nowrap"' : ''}>${e(c.cell(l))}</td>`;
+  return `<table class="lines"><thead><tr>${head}</tr></thead><tbody>${rows.map((l) => `<tr>${cols.map((c) => cell(c, l)).join('')}</tr>`).join('')}</tbody></table>`;
+}
+
+/** Each time entry billed, with the hours recorded and the hours billed (`include_time_entries`), as on the PDF. */
+function timeEntriesHtml(time: DocumentLine[], f: Formats): string {
+  const hours = (h: number | null) => (h === null ? '' : f.number(h));
+  const cols: Col[] = [
+    { title: 'Date', cell: (l) => (l.date ? f.day(l.date) : ''), nowrap: true },
+    { title: 'Person', cell: (l) => l.personName ?? '' },
+    { title: 'Task', cell: (l) => l.taskName ?? '' },
+    { title: 'Notes', cell: (l) => l.notes, text: true },
+    { title: 'Recorded', cell: (l) => hours(l.entrySeconds === null ? null : hoursOf(l.entrySeconds)), num: true },
+    { title: 'Billed', cell: (l) => hours(lineHours(l)), num: true },
+  ];
+  return `<h2>Time entries</h2>${linesTable(cols, time)}`;
 }
 
 function totalsHtml(doc: InvoiceDocument, f: Formats): string {
@@ -124,6 +150,7 @@ function detailsHtml(doc: InvoiceDocument, f: Formats): string {
       .join('')}</tbody></table>`;
   if (invoice.includeHoursByPerson && time.length) parts.push(summary('Hours by person', (l) => l.personName));
   if (invoice.includeHoursByTask && time.length) parts.push(summary('Hours by task', (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName)));
+  if (invoice.includeTimeEntries && time.length) parts.push(timeEntriesHtml(time, f));
   if (invoice.notes) parts.push(`<h2>Notes</h2><p style="white-space:pre-line">${e(invoice.notes)}</p>`);
   if (doc.seller.paymentInstructions && doc.balanceMinor > 0) parts.push(`<h2>How to pay</h2><p style="white-space:pre-line">${e(doc.seller.paymentInstructions)}</p>`);
   return parts.join('');

@@ -74,6 +74,18 @@ export function loadInvoiceDocument(db: Db, invoiceId: string, ctx: DocumentCont
   return documentFor(db, findInvoice(db, invoiceId), ctx);
 }
 
+/**
+ * The date (or period) of supply: the days of the time billed, else the day the invoice was issued.
+ * A credit note states the supply of the invoice it cancels, not its own issue date: its lines are
+ * that invoice's, so their time gives the same period, and without time it is that invoice's issue date.
+ * The PDF and the public page state it the same way.
+ */
+export function supplyOf(doc: InvoiceDocument): { from: string; to: string } {
+  if (doc.period) return doc.period;
+  const billed = doc.invoice.kind === 'credit_note' && doc.related ? doc.related.issueDate : doc.invoice.issueDate;
+  return { from: billed, to: billed };
+}
+
 /** The state a reader should see first: credit note, void, paid, overdue, partially paid, draft, open. */
 export function stateOf(invoice: InvoiceRow, paidMinor: number, today: string): DocumentState {
   if (invoice.kind === 'credit_note') return 'credit_note';

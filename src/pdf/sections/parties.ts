@@ -1,4 +1,4 @@
-import type { InvoiceDocument } from '../../domain/invoices/document.ts';
+import { supplyOf, type InvoiceDocument } from '../../domain/invoices/document.ts';
 import type { Formats } from '../../domain/invoices/format.ts';
 import { GREY, lineHeight, type PageCursor } from '../cursor.ts';
 import { fitText, fitUncut, fitWhole } from '../fit.ts';
@@ -10,17 +10,6 @@ const SIZE = 9.5;
 export function drawTitle(c: PageCursor, doc: InvoiceDocument): void {
   c.line(doc.invoice.kind === 'credit_note' ? 'CREDIT NOTE' : 'INVOICE', c.left, c.y, { font: 'bold', size: 22 });
   c.y += 34;
-}
-
-/**
- * The date (or period) of supply: the days of the time billed, else the day the invoice was issued.
- * A credit note states the supply of the invoice it cancels, not its own issue date: its lines are
- * that invoice's, so their time gives the same period, and without time it is that invoice's issue date.
- */
-function supplyOf(doc: InvoiceDocument): { from: string; to: string } {
-  if (doc.period) return doc.period;
-  const billed = doc.invoice.kind === 'credit_note' && doc.related ? doc.related.issueDate : doc.invoice.issueDate;
-  return { from: billed, to: billed };
 }
 
 /** The label/value rows of the right-hand block: number, dates, what it relates to. */
