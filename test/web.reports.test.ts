@@ -207,6 +207,10 @@ describe.skipIf(!hasChromium)('the report screens in Chromium', { timeout: 180_0
     await owner.getByRole('heading', { name: 'New invoice for Northwind Traders' }).waitFor();
     await owner.getByRole('button', { name: `Create invoice · ${money(north.amount, 'GBP')}` }).click();
     await owner.getByRole('heading', { name: /^Invoice INV-/ }).waitFor();
+    // Back to the composer: the draft was billed, so it says there is nothing left, and no longer that its entries are selected.
+    await owner.goBack();
+    await owner.getByRole('alert').filter({ hasText: /no unbilled time/ }).waitFor();
+    expect(await owner.getByText('From unbilled work:').count()).toBe(0);
     await owner.goto(`${app()}/reports/unbilled`);
     await owner.getByRole('region', { name: 'Acme Corp' }).waitFor();
     expect(await owner.getByRole('region', { name: 'Northwind Traders' }).count()).toBe(0);

@@ -175,10 +175,13 @@ export function NewInvoicePage() {
     retry: false,
   });
   const draftSettled = fromDraft === null || draft.data !== undefined || draft.error !== null;
+  // A refetch that failed keeps the data it had: coming Back after the draft was invoiced, that
+  // would say its entries "are selected" above the error saying there are none. The error wins.
+  const draftData = draft.error ? undefined : draft.data;
   const preselect = useMemo(
-    () => (draft.data ? new Set(draft.data.request.invoice_time_entries.map((l) => l.time_entry_id)) : fromDraft ? new Set<string>() : null),
+    () => (draftData ? new Set(draftData.request.invoice_time_entries.map((l) => l.time_entry_id)) : fromDraft ? new Set<string>() : null),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- fromDraft is rebuilt each render; its presence is what matters
-    [draft.data, fromDraft !== null],
+    [draftData, fromDraft !== null],
   );
   return (
     <Page title={compose.data ? `New invoice for ${compose.data.client.name}` : 'New invoice'}>
@@ -186,7 +189,7 @@ export function NewInvoicePage() {
         <ChooseClient />
       ) : compose.data && draftSettled ? (
         <>
-          {draft.data && <DraftNote draft={draft.data} />}
+          {draftData && <DraftNote draft={draftData} />}
           {draft.error && <FormError message={apiError(draft.error).message} />}
           <Composer compose={compose.data} preselect={preselect} />
         </>
