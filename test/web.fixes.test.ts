@@ -148,6 +148,26 @@ describe.skipIf(!hasChromium)('fixes from the review of the staff app, in Chromi
     await page.context().close();
   });
 
+  it('focus never drops to the page body: a refused form puts it on the invalid field, a page chosen from the phone menu on the page', async () => {
+    const page = await signIn(setup.member.email);
+    await page.getByRole('button', { name: /^Add time on / }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Hours').fill('xyz');
+    // Sent from the button by keyboard: the button is disabled while the call runs.
+    await dialog.getByRole('button', { name: 'Add time' }).press('Enter');
+    await dialog.getByText(/Not a number of hours/).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-invalid'))).toBe('true');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).value)).toBe('xyz');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.setViewportSize(PHONE);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reports' }).click();
+    await page.waitForURL(/\/reports/);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.context().close();
+  });
+
   it("the invoice preview describes a time line with its notes, as the saved invoice does", async () => {
     const page = await signIn(OWNER);
     await page.goto(app(`/invoicing/new?client=${setup.client.id}`));

@@ -74,7 +74,14 @@ function Header() {
   const [location, navigate] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
-  useEffect(() => setMenuOpen(false), [location]);
+  const menuWasOpen = useRef(menuOpen);
+  menuWasOpen.current = menuOpen;
+  useEffect(() => {
+    // A page chosen from the open menu (phones): closing the menu hides the link that had focus, so
+    // focus moves to the page rather than dropping to <body>.
+    if (menuWasOpen.current) document.getElementById('main')?.focus();
+    setMenuOpen(false);
+  }, [location]);
   // Escape closes the open menu (phones) and hands focus back to the Menu button; a dialog's Escape is its own.
   useEffect(() => {
     if (!menuOpen) return;

@@ -4,7 +4,7 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { formatDate, formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading } from '../ui/page.tsx';
@@ -78,9 +78,9 @@ export function ApiKeys({ personal }: { personal: boolean }) {
       >
         <TextField label="Label (what uses the key)" error={errors.field('label')} value={label} onChange={setLabel} />
         <TextField label="Expires on (optional)" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
-        <button type="submit" className="button primary" disabled={create.isPending}>
+        <SubmitButton pending={create.isPending}>
           Create key
-        </button>
+        </SubmitButton>
         <FormError message={errors.form} />
       </Form>
     </>

@@ -8,7 +8,7 @@ import { useMe } from '../session.tsx';
 import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Check, FormError, formErrors } from '../ui/field.tsx';
-import { Actions, Form, SelectField, TextField } from '../ui/form.tsx';
+import { Actions, Form, SelectField, TextField, SubmitButton } from '../ui/form.tsx';
 import { focusWhenShown } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 import { RecipientChecks } from './invoice-form-fields.tsx';
@@ -174,9 +174,9 @@ export function VoidDialog({ invoice, onClose }: { invoice: Invoice; onClose: ()
         )}
         <FormError message={errors.form} />
         <div className="row">
-          <button className="button danger" type="submit" disabled={voided.isPending}>
+          <SubmitButton className="button danger" pending={voided.isPending}>
             {draft ? 'Void the draft' : 'Void and issue a credit note'}
-          </button>
+          </SubmitButton>
           <button className="button" type="button" onClick={onClose}>
             Cancel
           </button>

@@ -5,7 +5,7 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { amountInputText, decimalInputText, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
-import { Form } from '../ui/form.tsx';
+import { Form, SubmitButton } from '../ui/form.tsx';
 import { InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -149,9 +149,9 @@ function DraftEditor({ view, compose }: { view: View; compose: Compose }) {
       <InvoiceFieldset state={fields} errors={errors} hints={{ issueDate: 'Changed alone, the due date keeps its distance' }} />
       <RecipientsFieldset view={view} chosen={recipients} onChosen={setRecipients} error={errors.field('recipient_ids')} />
       <div className="row">
-        <button className="button primary" type="submit" disabled={save.isPending || (lines.touched && !ready)}>
+        <SubmitButton pending={save.isPending} disabled={lines.touched && !ready}>
           Save draft{total !== undefined && (!lines.touched || count > 0) ? ` · ${formatMoney(total, inv.currency)}` : ''}
-        </button>
+        </SubmitButton>
         <Link className="button" href={`/invoicing/${inv.id}`}>
           Cancel
         </Link>

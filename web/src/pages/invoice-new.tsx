@@ -6,7 +6,7 @@ import { todayIn } from '../dates.ts';
 import { formatHours, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Check, FormError, formErrors } from '../ui/field.tsx';
-import { Form } from '../ui/form.tsx';
+import { Form, SubmitButton } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
@@ -137,10 +137,10 @@ function Composer({ compose, preselect }: { compose: Compose; preselect: Readonl
       <InvoiceFieldset state={fields} errors={errors} hints={{ dueDate: `Empty: ${client.default_invoice_due_in_days} days after issue` }} />
       <SendFieldset compose={compose} choice={choice} error={errors.field('invoice_details')} />
       <div className="row">
-        <button className="button primary" type="submit" disabled={create.isPending || !ready}>
+        <SubmitButton pending={create.isPending} disabled={!ready}>
           {choice.send ? 'Create and send' : 'Create invoice'}
           {preview.data && count > 0 ? ` · ${formatMoney(preview.data.total, client.currency)}` : ''}
-        </button>
+        </SubmitButton>
         <Link className="button" href="/invoicing">
           Cancel
         </Link>

@@ -7,7 +7,7 @@ import { useMe } from '../session.tsx';
 import { AmountField, useAmountInput } from '../ui/amount-field.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Check, Field, FormError, formErrors } from '../ui/field.tsx';
-import { Actions, Form, SelectField } from '../ui/form.tsx';
+import { Actions, Form, SelectField, SubmitButton } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { PROJECT_AMOUNT_FIELDS, projectAmounts, ProjectBasicsFields, projectPrice, type ProjectBasics } from './client.tsx';
@@ -219,9 +219,9 @@ function UserRow({ project, user }: { project: Project; user: ProjectUser }) {
         <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} error={errors.field('project_user.role')} />
         <AmountField label={`Rate (${project.currency})`} error={errors.field('project_user.hourly_rate')} amount={rate} />
         <SelectField label="Approval" value={approval} options={APPROVAL_TYPES} onChange={setApproval} error={errors.field('project_user.approval_type')} />
-        <button className="button" type="submit" disabled={save.isPending}>
+        <SubmitButton className="button" pending={save.isPending}>
           Save<span className="visually-hidden"> {user.name}</span>
-        </button>
+        </SubmitButton>
         <button className="button danger" type="button" disabled={remove.isPending} onClick={() => window.confirm(`Remove ${user.name} from ${project.name}?`) && remove.mutate()}>
           Remove<span className="visually-hidden"> {user.name}</span>
         </button>
@@ -281,9 +281,9 @@ function Users({ project }: { project: Project }) {
             </Field>
             <SelectField label="Role" value={role} options={PROJECT_ROLES} onChange={setRole} />
             <AmountField label={`Rate (${project.currency})`} hint="Empty: the project's rate" error={errors.field('project_user.hourly_rate')} amount={rate} />
-            <button className="button primary" type="submit" disabled={add.isPending}>
+            <SubmitButton pending={add.isPending}>
               Add to project
-            </button>
+            </SubmitButton>
             <FormError message={errors.form} />
           </Form>
         </>

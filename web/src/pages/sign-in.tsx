@@ -4,7 +4,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { signedInAs } from '../session.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { Page } from '../ui/page.tsx';
 
@@ -38,9 +38,9 @@ export function SignInPage() {
         <FormError message={errors.form} />
         <TextField label="E-mail" error={errors.field('email')} type="email" autoComplete="username" required value={email} onChange={setEmail} />
         <TextField label="Password" error={errors.field('password')} type="password" autoComplete="current-password" required value={password} onChange={setPassword} />
-        <button className="button primary" type="submit" disabled={signIn.isPending}>
+        <SubmitButton pending={signIn.isPending}>
           {signIn.isPending ? 'Signing in…' : 'Sign in'}
-        </button>
+        </SubmitButton>
         <p>
           <Link href="/forgot-password">Forgot your password?</Link>
         </p>
@@ -105,9 +105,9 @@ export function SetPasswordPage() {
         <input type="email" hidden readOnly autoComplete="username" value={link.data.email} />
         <TextField label="New password" hint="At least 10 characters. A few unrelated words make a good one." error={errors.field('password')} type="password" autoComplete="new-password" value={password} onChange={setPassword} />
         <TextField label="Repeat the password" error={mismatch ? 'The two passwords are not the same' : undefined} type="password" autoComplete="new-password" value={repeat} onChange={setRepeat} />
-        <button className="button primary" type="submit" disabled={save.isPending}>
+        <SubmitButton pending={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save password and sign in'}
-        </button>
+        </SubmitButton>
       </form>
     </Page>
   );
@@ -134,9 +134,9 @@ export function ForgotPasswordPage() {
         >
           <FormError message={errors.form} />
           <TextField label="E-mail" error={errors.field('email')} type="email" autoComplete="username" value={email} onChange={setEmail} />
-          <button className="button primary" type="submit" disabled={request.isPending}>
+          <SubmitButton pending={request.isPending}>
             Send me a link
-          </button>
+          </SubmitButton>
           <p>
             <Link href="/sign-in">Back to sign in</Link>
           </p>

@@ -5,7 +5,7 @@ import { formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
-import { Actions, Form, TextField } from '../ui/form.tsx';
+import { Actions, Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { Field, FormError, formErrors, type ControlProps } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -105,9 +105,9 @@ function MemberRow({ member, roles }: { member: Member; roles: string[] }) {
         <Field label="Time zone" error={errors.field('time_zone')}>
           {(p) => <ZoneSelect {...p} value={zone} onChange={setZone} />}
         </Field>
-        <button type="submit" className="button" disabled={update.isPending}>
+        <SubmitButton className="button" pending={update.isPending}>
           Save<span className="visually-hidden"> {name}</span>
-        </button>
+        </SubmitButton>
         {member.active && !self && (
           <button type="button" className="button" disabled={link.isPending} onClick={() => link.mutate()}>
             {member.account === 'active' ? 'Send reset link' : 'Send invitation'}

@@ -5,7 +5,7 @@ import { formatHours, formatLongDay } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Check, Field, FormError, formErrors, type FormErrors } from '../ui/field.tsx';
-import { SelectField, TextField } from '../ui/form.tsx';
+import { SelectField, TextField, SubmitButton } from '../ui/form.tsx';
 import { focusWhenShown } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 
@@ -153,9 +153,9 @@ function ChecklistFields({ task, done, onChange, error }: { task: Project['tasks
 function EntryButtons({ editing, saving, deleting, onDelete, onClose }: { editing: boolean; saving: boolean; deleting: boolean; onDelete: () => void; onClose: () => void }) {
   return (
     <div className="row">
-      <button className="button primary" type="submit" disabled={saving}>
+      <SubmitButton pending={saving}>
         {editing ? 'Save' : 'Add time'}
-      </button>
+      </SubmitButton>
       {editing && (
         <button
           className="button danger"

@@ -6,7 +6,7 @@ import { addDays } from '../dates.ts';
 import { formatClock, formatDate, formatDayMonth, formatHours, formatLongDay, formatWeekday } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
-import { Form, TextField } from '../ui/form.tsx';
+import { Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { Field, FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
@@ -106,9 +106,9 @@ function Timer({ week }: { week: Week }) {
           }}
         />
         <TextField label="Notes" error={errors.field('notes')} value={f.notes} onChange={f.setNotes} />
-        <button className="button primary" type="submit" disabled={start.isPending}>
+        <SubmitButton pending={start.isPending}>
           Start
-        </button>
+        </SubmitButton>
       </Form>
     </details>
   );

@@ -6,7 +6,7 @@ import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Check, FormError, formErrors } from '../ui/field.tsx';
-import { Actions, Form, TextField } from '../ui/form.tsx';
+import { Actions, Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { focusWhenShown } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 import { Table } from '../ui/table.tsx';
@@ -160,9 +160,9 @@ function RedeliverById({ onSend, pending, error }: { onSend: (eventId: string) =
   return (
     <Form className="inline-form" onSubmit={() => onSend(eventId.trim())} aria-label="Redeliver an event by id">
       <TextField label="Redeliver an event by id" className="grow" placeholder="evt_…" spellCheck={false} value={eventId} onChange={setEventId} error={errors.field('event_id') ?? errors.form ?? undefined} />
-      <button type="submit" className="button" disabled={pending || !eventId.trim()}>
+      <SubmitButton className="button" pending={pending} disabled={!eventId.trim()}>
         Redeliver
-      </button>
+      </SubmitButton>
     </Form>
   );
 }

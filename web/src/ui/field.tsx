@@ -57,7 +57,7 @@ export function Check({ label, checked, onChange, disabled }: { label: ReactNode
 export function FormError({ message }: { message: string | null | undefined }) {
   if (!message) return null;
   return (
-    <p className="form-error" role="alert">
+    <p className="form-error" role="alert" tabIndex={-1}>
       {message}
     </p>
   );
