@@ -273,6 +273,18 @@ describe('delivery', () => {
       expect(names()).toEqual(['Before', 'While on']);
     });
 
+    it('its events changed before the fan-out read an event: the event goes by the events chosen when it committed', async () => {
+      const a = await endpointBesideAnother();
+      await clientNamed('Still wanted');
+      await caller().webhooks.update({ email: email(), endpoint_id: a.id, events: ['invoice.paid'] });
+      await clientNamed('No longer wanted');
+      await caller().webhooks.update({ email: email(), endpoint_id: a.id, events: ['client.created'] });
+      await clientNamed('Wanted again');
+      await deliver();
+      await deliver();
+      expect(names().sort()).toEqual(['Before', 'Still wanted', 'Wanted again']);
+    });
+
     it('turned off and on several times before one fan-out, it gets exactly the events of its times on', async () => {
       const a = await endpointBesideAnother();
       for (const [name, on] of [['On 1', false], ['Off 1', true], ['On 2', false], ['Off 2', true]] as const) {

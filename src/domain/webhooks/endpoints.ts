@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
-import { fanOutToDisabling } from './fanout.ts';
+import { queueUnreadEvents } from './fanout.ts';
 import { getEndpointRow, lastEventRowid, startFanoutHereIfIdle } from './queries.ts';
 import { toEndpointRecord, type EndpointRow } from './records.ts';
 import type { createInput, deleteOutput, endpointIdInput, endpointOutput, listOutput, updateInput, withSecretOutput } from './schemas.ts';
@@ -42,7 +42,8 @@ export function createEndpoint(scope: Scope, input: z.output<typeof createInput>
  * Changes the given fields. Turning an endpoint on clears why it was turned off and its failure
  * run; it receives the events committed from then on (not those of the time it was off), and its
  * deliveries that were waiting go out. Turning it off first queues for it the events committed
- * while it was on that the fan-out has not reached (`fanOutToDisabling`).
+ * while it was on that the fan-out has not reached (`queueUnreadEvents`); so does changing the
+ * events of one that is on, whose new events apply from then on.
  */
 export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>): z.output<typeof endpointOutput> {
   requireAdmin(scope, manage);
@@ -64,7 +65,13 @@ export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>
       // Its waiting deliveries were left out of the job's schedule while it was off.
       scope.after('webhooks');
     }
-    if (!next.enabled && current.enabled) fanOutToDisabling(scope, current);
+    if (!next.enabled && current.enabled) queueUnreadEvents(scope, current);
+    if (next.enabled && current.enabled && next.eventTypes !== current.eventTypes) {
+      // Events committed before the change go out under the types chosen then; the new types
+      // apply from the next event on.
+      if (queueUnreadEvents(scope, current) > 0) scope.after('webhooks');
+      next.enabledAfterEvent = lastEventRowid(scope);
+    }
     if (JSON.stringify(next) === JSON.stringify(current)) return { endpoint: toEndpointRecord(current) };
     next.updatedAt = scope.now.toISOString();
     tx.update(webhookEndpoints).set(next).where(eq(webhookEndpoints.id, current.id)).run();

@@ -87,14 +87,15 @@ export function fanOutEvents(scope: Scope, limit: number): { made: DueDelivery[]
 
 /**
  * Called in the transaction that turns an endpoint off (by a person, or after 3 days of failures),
- * before it is marked off: queues for it, unclaimed and due, every event it wants that committed
- * while it was on and that the fan-out has not read yet. The fan-out skips an endpoint that is
- * off, and turning it on again starts it after the events of then, so without this such events
- * would never reach it; with this, which events an endpoint gets depends only on when they
+ * or changes which events an endpoint that is on wants, before the change is written: queues for
+ * it, unclaimed and due, every event it wants now that committed while it was on and that the
+ * fan-out has not read yet. The fan-out skips an endpoint that is off, and reads the others' types
+ * as they are when it runs, so without this such events would never reach it (or reach it under
+ * types it chose later); with this, which events an endpoint gets depends only on when they
  * committed. Usually a few events (the fan-out runs 20 ms after a commit), many only while the
  * job is behind. Returns how many deliveries were queued.
  */
-export function fanOutToDisabling(scope: Scope, endpoint: Pick<EndpointRow, 'id' | 'eventTypes' | 'enabledAfterEvent'>): number {
+export function queueUnreadEvents(scope: Scope, endpoint: Pick<EndpointRow, 'id' | 'eventTypes' | 'enabledAfterEvent'>): number {
   const st = scope.statements(fanoutStatements);
   const types = eventTypesOf(endpoint);
   const after = Math.max(fanoutPosition(scope), endpoint.enabledAfterEvent);

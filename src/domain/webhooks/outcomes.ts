@@ -5,7 +5,7 @@ import { enqueueMail } from '../../mail/outbox.ts';
 import { groupBy, inIdsPlaceholder } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { timeOrderedUuid } from '../time-ordered-id.ts';
-import { fanOutToDisabling } from './fanout.ts';
+import { queueUnreadEvents } from './fanout.ts';
 import type { EndpointRow } from './records.ts';
 
 /** A claim older than this is taken over: the worker holding it died (attempts time out after 10 s). */
@@ -184,7 +184,7 @@ function disableFailingEndpoint(scope: Scope, tx: Transaction, endpoint: Endpoin
   const reason = `Every delivery failed for 3 days (since ${failingSince}); last: ${lastError}`.slice(0, 1000);
   // The events of its time on that the fan-out has not read yet are its too: queued now, they are
   // failed with the rest below (listed, to redeliver by hand) instead of never being made.
-  fanOutToDisabling(scope, endpoint);
+  queueUnreadEvents(scope, endpoint);
   tx.update(webhookEndpoints).set({ enabled: false, disabledReason: reason, failingSince, updatedAt: at }).where(eq(webhookEndpoints.id, endpoint.id)).run();
   tx.update(webhookDeliveries)
     .set({ status: 'failed', claimedAt: null, lastError: 'the endpoint was turned off after failing for 3 days' })

@@ -38,7 +38,7 @@ const lastEventStatement = (db: Database) => db.select({ rowid: sql<number | nul
  * Called when an endpoint is created or turned on, with the newest event's rowid: when it is the
  * only enabled one, the fan-out (which rests while no endpoint is enabled) starts from there, so
  * it never walks the events that happened while nobody listened. Nobody needs them: the endpoints
- * that are off got theirs when they were turned off (`fanOutToDisabling`, fanout.ts).
+ * that are off got theirs when they were turned off (`queueUnreadEvents`, fanout.ts).
  */
 export function startFanoutHereIfIdle(scope: Pick<Scope, 'statements' | 'db'>, exceptEndpointId: string, last: number): void {
   const others = scope.db
