@@ -6,12 +6,13 @@ import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { ClientFieldsInputs, type ClientFields } from './client.tsx';
-import { Field, FormError, formErrors } from '../ui/field.tsx';
+import { FormError, formErrors } from '../ui/field.tsx';
 import { Actions, Form, TextField } from '../ui/form.tsx';
 import { useDebounced } from '../ui/hooks.ts';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
+import { StatusFilter, type StatusChoice } from '../ui/status-filter.tsx';
 
 function NewClientDialog({ onClose }: { onClose: () => void }) {
   const me = useMe();
@@ -41,7 +42,7 @@ function NewClientDialog({ onClose }: { onClose: () => void }) {
 
 export function ClientsPage() {
   const [search, setSearch] = useState('');
-  const [status, setStatus] = useState<'active' | 'archived' | ''>('active');
+  const [status, setStatus] = useState<StatusChoice>('active');
   const [creating, setCreating] = useState(false);
   const term = useDebounced(search.trim());
   const input = { limit: 200, ...(term ? { search: term } : {}), ...(status ? { status } : {}) };
@@ -57,15 +58,7 @@ export function ClientsPage() {
     >
       <div className="toolbar" role="search">
         <TextField label="Search by name" className="inline grow" type="search" value={search} onChange={setSearch} />
-        <Field label="Status" className="inline">
-          {(p) => (
-            <select {...p} value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
-              <option value="active">Active</option>
-              <option value="archived">Archived</option>
-              <option value="">All</option>
-            </select>
-          )}
-        </Field>
+        <StatusFilter value={status} onChange={setStatus} />
       </div>
       {clients.data ? (
         <Table

@@ -4,10 +4,10 @@ import { Link } from 'wouter';
 import { api } from '../api.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
-import { Field } from '../ui/field.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table } from '../ui/table.tsx';
 import { BILLING_METHODS, projectAmount } from './client.tsx';
+import { StatusFilter, type StatusChoice } from '../ui/status-filter.tsx';
 
 const PAGE = 100;
 
@@ -18,7 +18,7 @@ const PAGE = 100;
  */
 export function ProjectsPage() {
   const me = useMe();
-  const [status, setStatus] = useState<'active' | 'archived' | ''>('active');
+  const [status, setStatus] = useState<StatusChoice>('active');
   const input = { limit: PAGE, ...(status ? { status } : {}) };
   const projects = useInfiniteQuery({
     queryKey: ['projects.list.pages', input],
@@ -32,15 +32,7 @@ export function ProjectsPage() {
     <Page title="Projects">
       <p className="muted">{me.is_admin ? 'Every project of the workspace. New projects are added on their client’s page.' : 'The projects you manage: their settings, tasks and people.'}</p>
       <div className="toolbar">
-        <Field label="Status" className="inline">
-          {(p) => (
-            <select {...p} value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
-              <option value="active">Active</option>
-              <option value="archived">Archived</option>
-              <option value="">All</option>
-            </select>
-          )}
-        </Field>
+        <StatusFilter value={status} onChange={setStatus} />
       </div>
       {projects.data ? (
         <>
