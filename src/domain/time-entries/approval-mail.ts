@@ -40,9 +40,11 @@ export function queueApprovalRequests(
   entryUserId: string,
 ): number {
   let queued = 0;
-  const locale = readIdentityIn(tx, scope.workspace.name).locale;
+  // Read only when a message is written: most entries of such projects go to no one but their user.
+  let locale: string | undefined;
   for (const manager of managers) {
     if (manager.id === entryUserId) continue;
+    locale ??= readIdentityIn(tx, scope.workspace.name).locale;
     enqueueMail(scope, tx, {
         kind: 'approval_request',
         to: { address: manager.email, name: fullName(manager) },

@@ -23,7 +23,7 @@ export function Form({ onSubmit, children, ...rest }: { onSubmit: () => void; ch
  * user was left nowhere. It goes to the first field marked invalid, else the form's error, else
  * back to the button; never away from a control the person has moved to meanwhile.
  */
-export function useFocusAfterSend(pending: boolean) {
+function useFocusAfterSend(pending: boolean) {
   const button = useRef<HTMLButtonElement>(null);
   const wasPending = useRef(pending);
   useEffect(() => {
