@@ -104,6 +104,10 @@ describe('the public invoice page', () => {
     const credit = await get(`/invoices/${voided.creditToken}`);
     expect(credit.text).toContain('<span class="badge credit_note">Credit note</span>');
     expect(credit.text).toContain(`cancels invoice <a href="http://alpha.localhost:3000/invoices/${voided.token}">${voided.number}</a>`);
+    // The line's price carries its amount's sign, so "1 × -100,00 € = -100,00 €" adds up.
+    const cells = (label: string) => [...credit.text.matchAll(new RegExp(`<td data-label="${label}"[^>]*>([^<]*)</td>`, 'g'))].map((m) => m[1]);
+    expect(cells('Unit price')).toEqual(['-100,00\u00a0€']);
+    expect(cells('Amount')).toEqual(['-100,00\u00a0€']);
   });
 
   it('says overdue once the due date has passed with a balance', async () => {

@@ -152,6 +152,9 @@ describe('amount columns', () => {
     const pdf = await pdfOf(ws, await bhdCreditNote(ws), 'credit-note-en-GB.pdf');
     expectWholeItems(pdf, ['-BHD 1.234', '-BHD 83.417', '-BHD 199.998', '-BHD 569.298', '-BHD 56.930', '-BHD 626.228']);
     expect(pdf.items.flat().filter((i) => i.str === '-')).toEqual([]);
+    // Each line's own arithmetic holds: the unit price carries the amount's sign (2 × -99.999 = -199.998).
+    expectWholeItems(pdf, ['-BHD 99.999', '-BHD 250.500']);
+    expect(pdf.items.flat().filter((i) => i.str === 'BHD 99.999' || i.str === 'BHD 250.500')).toEqual([]);
     // Each line's amount sits on the baseline of its description.
     const page = pdf.items[0]!;
     for (const row of page.filter((i) => i.str === 'Hosting')) expect(page.some((i) => i.str === '-BHD 199.998' && Math.abs(i.y - row.y) < 1.5)).toBe(true);

@@ -225,6 +225,8 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await owner.getByRole('heading', { name: 'Credit note CN-0001' }).waitFor();
     await owner.getByText('Billed to the wrong project.').waitFor();
     await expect.poll(() => facts(owner, 'Total').textContent()).toBe('-€900.00');
+    // The line's own arithmetic holds: its price carries the amount's sign.
+    expect((await owner.locator('tr', { hasText: 'Strategy workshop' }).locator('td').allTextContents()).slice(-3)).toEqual(['2', '-€450.00', '-€900.00']);
     await look(owner, 'credit-note');
     await owner.getByRole('link', { name: 'Invoice INV-0003' }).click();
     await owner.getByRole('heading', { name: 'Invoice INV-0003' }).waitFor();

@@ -106,6 +106,15 @@ function relatedOf(db: Db, invoice: InvoiceRow, publicBase: string): RelatedDocu
   return row ? { number: row.number, issueDate: row.issueDate, publicUrl: publicInvoiceUrl(publicBase, row.token) } : null;
 }
 
+/**
+ * A line's rate or unit price as the document prints it. A credit note's lines keep the cancelled
+ * invoice's prices and negate their amounts (queries.ts, `copyLinesNegated`); printed as stored, a
+ * line would read "1 × £1,000.50 = −£1,000.50". The price takes the amount's sign instead, so each
+ * line's own arithmetic holds: "1 × −£1,000.50 = −£1,000.50".
+ */
+const priceAsCharged = (invoice: InvoiceRow) => (minor: number | null): number | null =>
+  invoice.kind === 'credit_note' && minor !== null && minor !== 0 ? -minor : minor;
+
 export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): InvoiceDocument {
   const client = db
     .select({ name: clients.name, secondaryName: clients.secondaryName, address: clients.fullAddress, taxId: clients.taxId })
@@ -148,6 +157,7 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): 
     .all();
   const paidMinor = paid.reduce((s, p) => s + p.amountMinor, 0);
   const days = rows.flatMap((r) => (r.kind === 'time_entry' && r.date ? [r.date] : [])).sort();
+  const price = priceAsCharged(invoice);
   return {
     seller: ctx.seller,
     client: client ?? { name: '', secondaryName: '', address: '', taxId: '' },
@@ -169,9 +179,9 @@ export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): 
       seconds: r.seconds,
       hours: r.hours,
       entrySeconds: r.entrySeconds,
-      hourlyRateMinor: r.hourlyRateMinor,
+      hourlyRateMinor: price(r.hourlyRateMinor),
       quantityMilli: r.quantityMilli,
-      unitAmountMinor: r.unitAmountMinor,
+      unitAmountMinor: price(r.unitAmountMinor),
       amountMinor: r.amountMinor,
     })),
     taxes,

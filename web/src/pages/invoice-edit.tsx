@@ -6,7 +6,7 @@ import { amountInputText, decimalInputText, formatMoney } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { Form, SubmitButton } from '../ui/form.tsx';
-import { InvoiceLines } from '../ui/invoice-lines.tsx';
+import { chargedPrice, InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
@@ -116,7 +116,7 @@ function SavedLines({ view }: { view: View }) {
       <h2 id="preview-title">Lines as saved</h2>
       <InvoiceLines
         caption="Lines as saved"
-        lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(view.line_details[i]), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
+        lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(view.line_details[i]), hours: l.hours, quantity: l.quantity, rate: chargedPrice(l), amount: l.amount }))}
         totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
       />
     </section>

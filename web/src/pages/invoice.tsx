@@ -7,7 +7,7 @@ import { useMe } from '../session.tsx';
 import { Badge, InvoiceStatus } from '../ui/badge.tsx';
 import { FormError } from '../ui/field.tsx';
 import { focusWhenShown } from '../ui/hooks.ts';
-import { InvoiceLines } from '../ui/invoice-lines.tsx';
+import { chargedPrice, InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
 import { Table, type Column } from '../ui/table.tsx';
@@ -272,7 +272,7 @@ export function InvoicePage() {
         <h2 id="lines">Lines</h2>
         <InvoiceLines
           caption="Lines"
-          lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(v.line_details[i]), hours: l.hours, quantity: l.quantity, rate: l.hourly_rate ?? l.unit_amount ?? 0, amount: l.amount }))}
+          lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(v.line_details[i]), hours: l.hours, quantity: l.quantity, rate: chargedPrice(l), amount: l.amount }))}
           totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
         />
         {inv.notes && <p className="notes">{inv.notes}</p>}

@@ -17,6 +17,16 @@ interface Totals {
   total: number;
 }
 
+/**
+ * A stored line's rate or unit price as charged. A credit note's lines keep the cancelled invoice's
+ * prices with their amounts negated; the price takes the amount's sign, so "1 × −100.00 = −100.00"
+ * adds up, as on the credit note's PDF and public page.
+ */
+export function chargedPrice(line: { hourly_rate: number | null; unit_amount: number | null; amount: number }): number {
+  const price = line.hourly_rate ?? line.unit_amount ?? 0;
+  return line.amount < 0 && price > 0 ? -price : price;
+}
+
 /** An invoice's lines with subtotal, taxes and total: the preview before creating and the invoice after. */
 export function InvoiceLines({ caption, lines, totals }: { caption: string; lines: LineView[]; totals: Totals }) {
   const money = (n: number) => formatMoney(n, totals.currency);
