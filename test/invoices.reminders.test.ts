@@ -89,6 +89,27 @@ describe('automated reminders', () => {
     expect(remindersOf(quiet.id)).toHaveLength(0);
   });
 
+  it('a part payment cancels the reminder waiting for delivery; the rest is reminded on the next date, not the same day', async () => {
+    const inv = await invoice({ remind: true, number: 'R-12' });
+    clock.set('2026-11-20T08:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id).map((r) => r.status)).toEqual(['pending']);
+
+    clock.set('2026-11-20T09:00:00.000Z');
+    await env.alpha.caller.invoices.recordPayment({ email: env.alpha.ownerEmail, invoice_id: inv.id, amount: 20, method: 'bank_transfer' });
+    expect(remindersOf(inv.id).map((r) => r.status)).toEqual(['failed']);
+    clock.set('2026-11-20T18:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    expect(remindersOf(inv.id)).toHaveLength(1);
+
+    clock.set('2026-11-27T08:00:00.000Z');
+    await runJobOnce(remindersJob, env.services);
+    const sent = remindersOf(inv.id);
+    expect(sent.map((r) => r.status)).toEqual(['failed', 'pending']);
+    expect(sent[1]!.text).toContain('30.00');
+    expect(sent[1]!.text).not.toContain('50.00 USD is');
+  });
+
   it('a draft (never e-mailed) gets no reminders; a sent one does', async () => {
     const draft = await invoice({ remind: true, number: 'R-5', send: false });
     const sent = await invoice({ remind: true, number: 'R-6' });
