@@ -161,6 +161,36 @@ describe('amount columns', () => {
   });
 });
 
+describe('right-to-left text', () => {
+  it('a Hebrew seller and an Arabic client print in reading order: pdf.js reads each line back as it was written', async () => {
+    const ws = env.workspace('layouthe');
+    await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'סטודיו תל אביב בע״מ', address: 'רחוב הרצל 12\nתל אביב', locale: 'he-IL' });
+    const client = makeClient(ws.handle.db, { name: 'شركة الخليج للتجارة', currency: 'ILS' });
+    const inv = await createInvoice(ws, client.id, {
+      notes: 'תודה על העבודה המשותפת! Payment within 30 days.',
+      invoice_services: [
+        { notes: 'עיצוב אתר אינטרנט חדש (שלב א)', quantity: 1, unit_amount: 1200 },
+        { notes: 'تصميم الموقع 2026', quantity: 2, unit_amount: 300 },
+        { notes: 'Hosting for שרת 3 months', quantity: 3, unit_amount: 50 },
+      ],
+    });
+    const pdf = await pdfOf(ws, inv.id, 'hebrew-arabic.pdf');
+    const lines = pdf.lines.flat();
+    // pdf.js puts a right-to-left line it reads back into stored order; before, "בע״מאביב תל סטודיו".
+    for (const text of ['סטודיו תל אביב בע״מ', 'רחוב הרצל 12', 'תל אביב', 'תודה על העבודה המשותפת! Payment within 30 days.']) {
+      expect(lines, text).toContain(text);
+    }
+    expect(lines.some((l) => l.startsWith('شركة الخليج للتجارة'))).toBe(true);
+    // Brackets in RTL text are drawn mirrored, "(" on the left; pdf.js reads them back without
+    // turning them round again, so "(שלב א)" reads ")שלב א(".
+    expect(lines.some((l) => l.startsWith('עיצוב אתר אינטרנט חדש )שלב א('))).toBe(true);
+    expect(lines.some((l) => l.startsWith('تصميم الموقع 2026'))).toBe(true);
+    // A Hebrew word in a Latin line stays in its place, its number beside it as the algorithm orders them.
+    expect(lines.some((l) => l.startsWith('Hosting for 3 שרת months'))).toBe(true);
+    expect(pdf.missingGlyphs).toBe(0);
+  });
+});
+
 describe('characters the font lacks', () => {
   it('a Japanese description and a tax named 消費税 print as "?", no glyph is missing', async () => {
     const ws = env.workspace('layoutjp');

@@ -1,4 +1,5 @@
 import type PDFDocument from 'pdfkit';
+import { visualPieces } from './bidi.ts';
 import type { Measure } from './fit.ts';
 
 export const MARGIN = 50;
@@ -74,12 +75,17 @@ export class PageCursor {
     const drawn = this.clean(text, font);
     this.pdf.font(font).fontSize(opts.size).fillColor(opts.color ?? 'black');
     const shift = opts.baselineOf !== undefined ? (opts.baselineOf - opts.size) * ASCENT : 0;
+    const pieces = visualPieces(drawn) ?? [{ text: drawn, space: false }];
+    const widths = pieces.map((p) => this.pdf.widthOfString(p.text));
     let left = x;
     if (opts.width !== undefined && opts.align && opts.align !== 'left') {
-      const free = opts.width - this.pdf.widthOfString(drawn);
+      const free = opts.width - widths.reduce((sum, w) => sum + w, 0);
       left += opts.align === 'right' ? free : free / 2;
     }
-    this.pdf.text(drawn, left, y + shift, { lineBreak: false, ...(opts.link && { link: opts.link, underline: true }) });
+    pieces.forEach((piece, i) => {
+      if (!piece.space) this.pdf.text(piece.text, left, y + shift, { lineBreak: false, ...(opts.link && { link: opts.link, underline: true }) });
+      left += widths[i]!;
+    });
   }
 
   /** Several lines one under the other from `y`; returns the y below the last. */
