@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountTokens } from '../src/db/schema/index.ts';
+import { accountTokens, teamMembers } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { scopeOf, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeMember, makeProject, makeProjectSetup, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
@@ -84,6 +84,24 @@ describe('the timer', () => {
     expect((await b.query('timesheet.week', {})).data.timer).toBeNull();
     expect((await b.mutate('timesheet.stopTimer', {})).error?.code).toBe('timer_not_found');
     clock.set('2026-11-18T10:00:00.000Z');
+  });
+
+  it('records on the day it started by the calendar the person had then, though their zone changed meanwhile', async () => {
+    const db = env.alpha.handle.db;
+    const s = makeProjectSetup(db);
+    db.update(teamMembers).set({ timeZone: 'Europe/Berlin' }).where(eq(teamMembers.id, s.member.id)).run();
+    const b = await signedIn(env.alpha, s.member.email);
+    // 00:30 on 19 November in Berlin, still 18 November in UTC.
+    clock.set('2026-11-18T23:30:00.000Z');
+    try {
+      await b.mutate('timesheet.startTimer', { client_id: s.client.id, project_id: s.project.id, task_id: s.task.id });
+      db.update(teamMembers).set({ timeZone: 'UTC' }).where(eq(teamMembers.id, s.member.id)).run();
+      clock.advance(30 * 60_000);
+      const stopped = await b.mutate('timesheet.stopTimer', {});
+      expect(stopped.data.time_entry).toMatchObject({ seconds: 30 * 60, recorded_on: '2026-11-19' });
+    } finally {
+      clock.set('2026-11-18T10:00:00.000Z');
+    }
   });
 
   it('refuses a project the person is not on, and discards without recording', async () => {

@@ -19,4 +19,10 @@ export const timers = sqliteTable('timers', {
     .references(() => tasks.id),
   notes: text('notes').notNull().default(''),
   startedAt: text('started_at').notNull(),
+  /**
+   * `YYYY-MM-DD`: the day the timer started by the person's calendar then; stopping it records the
+   * entry on this day even if the person's time zone changed meanwhile. Null for a timer started
+   * before the column existed (its day is then read in the person's zone at stop).
+   */
+  startedOn: text('started_on'),
 });

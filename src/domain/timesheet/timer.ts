@@ -28,7 +28,15 @@ export function startTimer(scope: ActorScope, input: z.output<typeof startTimerI
       throw conflict('timer_running', 'A timer is already running; stop or discard it first');
     }
     resolveTarget(st, input, scope.actor, scope.actor);
-    const row = { memberId: scope.actor.id, clientId: input.client_id, projectId: input.project_id, taskId: input.task_id, notes: input.notes ?? '', startedAt: scope.now.toISOString() };
+    const row = {
+      memberId: scope.actor.id,
+      clientId: input.client_id,
+      projectId: input.project_id,
+      taskId: input.task_id,
+      notes: input.notes ?? '',
+      startedAt: scope.now.toISOString(),
+      startedOn: localDate(scope.now, scope.actor.timeZone),
+    };
     tx.insert(timers).values(row).run();
     return { timer: toTimer(row) };
   });
@@ -36,7 +44,8 @@ export function startTimer(scope: ActorScope, input: z.output<typeof startTimerI
 
 /**
  * `timer.stop`: records the elapsed time (whole minutes, rounded up, at least one) as an entry on
- * the day the timer started, by the person's calendar, through the same rules as any entry. If a
+ * the day the timer started, by the person's calendar when it started (a zone changed meanwhile
+ * does not move it), through the same rules as any entry. If a
  * rule refuses it (a locked day, a full day) nothing changes and the timer keeps running.
  */
 export function stopTimer(scope: ActorScope): z.output<typeof stopTimerOutput> {
@@ -51,7 +60,7 @@ export function stopTimer(scope: ActorScope): z.output<typeof stopTimerOutput> {
       client_id: timer.clientId,
       project_id: timer.projectId,
       task_id: timer.taskId,
-      recorded_on: localDate(new Date(timer.startedAt), scope.actor.timeZone),
+      recorded_on: timer.startedOn ?? localDate(new Date(timer.startedAt), scope.actor.timeZone),
       hours: elapsed,
       notes: timer.notes,
       metadata: null,
