@@ -18,6 +18,7 @@ let ws: TestWorkspace;
 const clock = testClock('2026-11-18T10:00:00.000Z');
 let partly: { id: string; token: string; number: string };
 let voided: { token: string; number: string; creditToken: string; creditNumber: string };
+let hebrew: string;
 
 const tokenOf = (url: string) => url.split('/invoices/')[1]!;
 
@@ -67,8 +68,24 @@ beforeAll(async () => {
   await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: created.body.invoice.id });
   const v = await ws.caller.invoices.void({ email: ws.ownerEmail, invoice_id: created.body.invoice.id });
   voided = { token: tokenOf(v.invoice.public_url), number: v.invoice.number, creditToken: tokenOf(v.credit_note!.public_url), creditNumber: v.credit_note!.number };
+  hebrew = await hebrewInvoice();
 });
 afterAll(() => env.close());
+
+/** The token of an invoice to a Hebrew-named client, with Hebrew notes and a Hebrew line. */
+async function hebrewInvoice(): Promise<string> {
+  const client = makeClient(ws.handle.db, { name: 'סטודיו תל אביב בע״מ', currency: 'EUR' });
+  const created = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+    email: ws.ownerEmail,
+    number: 'WEB-RTL-1',
+    total: 100,
+    notes: 'תודה רבה!',
+    invoice_services: [{ notes: 'עיצוב אתר (שלב א)', unit_amount: 100 }],
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const { invoice } = await ws.caller.invoices.get({ invoice_id: created.body.invoice.id });
+  return tokenOf(invoice.public_url);
+}
 
 const get = (path: string) => send(env.url, 'GET', path, { host: ws.host });
 
@@ -95,6 +112,16 @@ describe('the public invoice page', () => {
     expect(text).toContain('Amtsgericht Hamburg');
     // Card payment is not set up in this workspace: no "Pay now".
     expect(text).not.toContain('Pay now');
+  });
+
+  it('isolates what a person typed, so Hebrew or Arabic keeps its own direction', async () => {
+    const { text } = await get(`/invoices/${hebrew}`);
+    expect(text).toContain('<strong dir="auto">סטודיו תל אביב בע״מ</strong>');
+    expect(text).toContain('<p dir="auto" style="white-space:pre-line">תודה רבה!</p>');
+    expect(text).toContain('<td data-label="Description" class="text"><bdi>עיצוב אתר (שלב א)</bdi></td>');
+    // The seller's own text too.
+    expect(text).toContain('<strong dir="auto">Nordlicht Digital GmbH</strong>');
+    expect(text).toContain('<footer dir="auto">Nordlicht Digital GmbH · Amtsgericht Hamburg HRB 12345</footer>');
   });
 
   it('a void invoice points to its credit note, and the credit note back to it', async () => {
@@ -139,7 +166,7 @@ describe.skipIf(!hasChromium)('in Chromium', () => {
   ] as const)('fits a %s (%i px) without sideways scrolling', async (name, width, height) => {
     const page = await browser.newPage({ viewport: { width, height } });
     try {
-      for (const [label, token] of [['partly-paid', partly.token], ['void', voided.token], ['credit-note', voided.creditToken]] as const) {
+      for (const [label, token] of [['partly-paid', partly.token], ['void', voided.token], ['credit-note', voided.creditToken], ['hebrew', hebrew]] as const) {
         const response = await page.goto(`http://alpha.localhost:${port()}/invoices/${token}`);
         expect(response?.status()).toBe(200);
         const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -35,14 +35,14 @@ const STATE_LABELS: Record<DocumentState, string> = {
 function sellerHtml(doc: InvoiceDocument): string {
   const s = doc.seller;
   const logo = s.logo ? `<img src="data:${s.logo.mime};base64,${s.logo.bytes.toString('base64')}" alt="${e(s.name)}">` : '';
-  const who = `<div class="who"><strong>${e(s.name)}</strong>${s.address ? `<address>${e(s.address)}</address>` : ''}${s.taxId ? `<div>VAT ID: ${e(s.taxId)}</div>` : ''}</div>`;
+  const who = `<div class="who"><strong dir="auto">${e(s.name)}</strong>${s.address ? `<address dir="auto">${e(s.address)}</address>` : ''}${s.taxId ? `<div>VAT ID: ${e(s.taxId)}</div>` : ''}</div>`;
   return `<header class="seller">${logo}${who}</header>`;
 }
 
 function buyerHtml(doc: InvoiceDocument): string {
   const c = doc.client;
-  const lines = [c.secondaryName ? `<div>${e(c.secondaryName)}</div>` : '', c.address ? `<address>${e(c.address)}</address>` : '', c.taxId ? `<div>VAT ID: ${e(c.taxId)}</div>` : ''];
-  return `<section><p class="label">Bill to</p><strong>${e(c.name)}</strong>${lines.join('')}</section>`;
+  const lines = [c.secondaryName ? `<div dir="auto">${e(c.secondaryName)}</div>` : '', c.address ? `<address dir="auto">${e(c.address)}</address>` : '', c.taxId ? `<div>VAT ID: ${e(c.taxId)}</div>` : ''];
+  return `<section><p class="label">Bill to</p><strong dir="auto">${e(c.name)}</strong>${lines.join('')}</section>`;
 }
 
 /** The date of supply, or the service period (the days of the time billed), as the PDF states it. */
@@ -112,7 +112,9 @@ function linesHtml(doc: InvoiceDocument, f: Formats): string {
 function linesTable(cols: Col[], rows: DocumentLine[]): string {
   if (!rows.length) return '';
   const head = cols.map((c) => `<th${c.num ? ' class="num"' : ''}>${c.title}</th>`).join('');
-  const cell = (c: Col, l: DocumentLine) => `<td data-label="${c.title}"${c.num ? ' class="num"' : c.text ? ' class="text"' : c.nowrap ? ' class="nowrap"' : ''}>${e(c.cell(l))}</td>`;
+  // What a person typed (names, notes) is isolated, so Hebrew or Arabic keeps its own direction.
+  const value = (c: Col, l: DocumentLine) => (c.num || c.nowrap ? e(c.cell(l)) : `<bdi>${e(c.cell(l))}</bdi>`);
+  const cell = (c: Col, l: DocumentLine) => `<td data-label="${c.title}"${c.num ? ' class="num"' : c.text ? ' class="text"' : c.nowrap ? ' class="nowrap"' : ''}>${value(c, l)}</td>`;
   return `<table class="lines"><thead><tr>${head}</tr></thead><tbody>${rows.map((l) => `<tr>${cols.map((c) => cell(c, l)).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
@@ -140,7 +142,7 @@ function detailsHtml(doc: InvoiceDocument, f: Formats): string {
   const { invoice } = doc;
   const parts: string[] = [];
   if (doc.payments.length) {
-    const rows = doc.payments.map((p) => `<tr><td>${e(f.day(p.paidOn))}</td><td>${e(p.method.replaceAll('_', ' '))}${p.reference ? ` · ${e(p.reference)}` : ''}</td><td class="num">${e(f.money(p.amountMinor))}</td></tr>`);
+    const rows = doc.payments.map((p) => `<tr><td>${e(f.day(p.paidOn))}</td><td>${e(p.method.replaceAll('_', ' '))}${p.reference ? ` · <bdi>${e(p.reference)}</bdi>` : ''}</td><td class="num">${e(f.money(p.amountMinor))}</td></tr>`);
     parts.push(`<h2>Payments received</h2><table><tbody>${rows.join('')}</tbody></table>`);
   }
   const time = doc.lines.filter((l) => l.kind === 'time_entry');
@@ -151,8 +153,8 @@ function detailsHtml(doc: InvoiceDocument, f: Formats): string {
   if (invoice.includeHoursByPerson && time.length) parts.push(summary('Hours by person', (l) => l.personName));
   if (invoice.includeHoursByTask && time.length) parts.push(summary('Hours by task', (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName)));
   if (invoice.includeTimeEntries && time.length) parts.push(timeEntriesHtml(time, f));
-  if (invoice.notes) parts.push(`<h2>Notes</h2><p style="white-space:pre-line">${e(invoice.notes)}</p>`);
-  if (doc.seller.paymentInstructions && doc.balanceMinor > 0) parts.push(`<h2>How to pay</h2><p style="white-space:pre-line">${e(doc.seller.paymentInstructions)}</p>`);
+  if (invoice.notes) parts.push(`<h2>Notes</h2><p dir="auto" style="white-space:pre-line">${e(invoice.notes)}</p>`);
+  if (doc.seller.paymentInstructions && doc.balanceMinor > 0) parts.push(`<h2>How to pay</h2><p dir="auto" style="white-space:pre-line">${e(doc.seller.paymentInstructions)}</p>`);
   return parts.join('');
 }
 
@@ -167,7 +169,7 @@ export function invoiceHtml(doc: InvoiceDocument, facts: PageFacts): string {
 ${notice}${relatedHtml(doc)}
 <div class="grid">${buyerHtml(doc)}${dueHtml(doc, f, facts)}</div>
 <h2>Details</h2>${linesHtml(doc, f)}${totalsHtml(doc, f)}${detailsHtml(doc, f)}</div>
-${doc.seller.invoiceFooter ? `<footer>${e(doc.seller.invoiceFooter)}</footer>` : ''}`;
+${doc.seller.invoiceFooter ? `<footer dir="auto">${e(doc.seller.invoiceFooter)}</footer>` : ''}`;
   // The page's words are English whatever the locale its amounts and dates are written in; `lang`
   // tells screen readers the language of the words.
   return page(`${kind} ${invoice.number} — ${doc.seller.name}`, body);
