@@ -81,6 +81,15 @@ describe('GET /api/exports/<report>.csv', () => {
     }
   });
 
+  it('leaves rejected entries out unless asked for, as the time report it is downloaded beside does', async () => {
+    const rejected = makeTimeEntry(env.alpha.handle.db, { clientId: data.client.id, projectId: data.project.id, taskId: data.task.id, userId: data.ann.id }, { recordedOn: '2027-01-05', seconds: 3600, status: 'rejected' });
+    const ids = async (query: string) => csv((await download(`time-entries.csv?from=2027-01-01&to=2027-01-31${query}`)).text).map((r) => r.id);
+    const report = await env.alpha.caller.reports.time({ from: '2027-01-01', to: '2027-01-31', by: ['client'] });
+    expect(report.rows.reduce((n, r) => n + r.entries, 0)).toBe(0);
+    expect(await ids('')).toEqual([]);
+    expect(await ids('&status=rejected')).toEqual([rejected.id]);
+  });
+
   it('neutralises formula cells; a note starting with - is text, a negative number would stay a number', async () => {
     const res = await download('time-entries.csv?from=2026-11-02&to=2026-11-03');
     const rows = csv(res.text);

@@ -11,6 +11,7 @@ import { csvHeader, textCell, TextBuffer } from './csv.ts';
 import { clientNames, nameOf, peopleNames, projectNames, taskNames } from './labels.ts';
 import { billableSql } from './pricing.ts';
 import { resolveRange, type DateRange } from './range.ts';
+import { DEFAULT_STATUSES } from './time-report.ts';
 import type { TimeEntriesExportInput, TimeEntryStatus } from './schemas.ts';
 import { entryScope, type EntryScope } from './visibility.ts';
 
@@ -148,7 +149,9 @@ function loadExportCombos(scope: Scope, exportId: number, range: DateRange, entr
 function chunkStatement(sqlite: BetterSqlite3.Database, input: TimeEntriesExportInput) {
   const billable = billableSql('e.status', 'c.billable_now');
   const where: string[] = ['(e.recorded_on, e.rowid) > (:day, :rid)', 'e.recorded_on <= :to'];
-  if (input.status) where.push(`e.status IN (${timeEntryStatuses.filter((s) => input.status!.includes(s)).map((s) => `'${s}'`).join(', ')})`);
+  // The same statuses as the time report it is downloaded beside: rejected entries only when asked for.
+  const statuses = input.status ?? DEFAULT_STATUSES;
+  where.push(`e.status IN (${timeEntryStatuses.filter((s) => statuses.includes(s)).map((s) => `'${s}'`).join(', ')})`);
   if (input.billable !== undefined) where.push(input.billable ? billable : `NOT ${billable}`);
   return sqlite
     .prepare(
