@@ -139,6 +139,22 @@ describe('GET /api/exports/<report>.csv', () => {
     expect(lines.filter((l) => l.number === 'INV-9')).toHaveLength(0); // INV-9 has no lines
   });
 
+  it("prints a credit note's line prices with their amounts' sign, so quantity × unit price = amount", async () => {
+    const { invoice } = await env.alpha.caller.invoices.create({
+      email: env.alpha.ownerEmail,
+      client_id: data.client.id,
+      number: 'INV-CN-1',
+      total: 900,
+      invoice_services: [{ notes: 'Workshop', quantity: 2, unit_amount: 450 }],
+    });
+    await env.alpha.caller.invoices.markSent({ email: env.alpha.ownerEmail, invoice_id: invoice.id });
+    const { credit_note } = await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: invoice.id });
+    const lines = csv((await download('invoices.csv?from=2026-01-01')).text);
+    const row = (number: string) => lines.filter((l) => l.number === number).map((l) => [l.quantity, l.unit_price, l.amount]);
+    expect(row('INV-CN-1')).toEqual([['2.000', '450.00', '900.00']]);
+    expect(row(credit_note!.number)).toEqual([['2.000', '-450.00', '-900.00']]);
+  });
+
   it('authorizes like the procedure: key, workspace, acting person', async () => {
     expect((await download('time-entries.csv', { key: null })).status).toBe(401);
     expect((await download('time-entries.csv', { key: env.beta.key })).status).toBe(401);

@@ -5,7 +5,7 @@ import type { Scope } from '../scope.ts';
 import { readIdentity, type Identity } from '../workspace/identity.ts';
 import { balanceDueMinor, isOverdue, todayIn } from './balance.ts';
 import { findInvoice, lineProjectId } from './queries.ts';
-import { lineHours, publicInvoiceUrl, type InvoiceRow, type TaxRow } from './records.ts';
+import { lineHours, priceAsCharged, publicInvoiceUrl, type InvoiceRow, type TaxRow } from './records.ts';
 
 export interface DocumentLine {
   kind: 'time_entry' | 'service';
@@ -105,15 +105,6 @@ function relatedOf(db: Db, invoice: InvoiceRow, publicBase: string): RelatedDocu
         : undefined;
   return row ? { number: row.number, issueDate: row.issueDate, publicUrl: publicInvoiceUrl(publicBase, row.token) } : null;
 }
-
-/**
- * A line's rate or unit price as the document prints it. A credit note's lines keep the cancelled
- * invoice's prices and negate their amounts (queries.ts, `copyLinesNegated`); printed as stored, a
- * line would read "1 × £1,000.50 = −£1,000.50". The price takes the amount's sign instead, so each
- * line's own arithmetic holds: "1 × −£1,000.50 = −£1,000.50".
- */
-const priceAsCharged = (invoice: InvoiceRow) => (minor: number | null): number | null =>
-  invoice.kind === 'credit_note' && minor !== null && minor !== 0 ? -minor : minor;
 
 export function documentFor(db: Db, invoice: InvoiceRow, ctx: DocumentContext): InvoiceDocument {
   const client = db

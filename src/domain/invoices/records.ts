@@ -95,3 +95,13 @@ export const toTaxRecord = (row: TaxRow, currency: string) => ({
   selected: row.selected,
   amount: fromMinor(row.amountMinor, currency),
 });
+
+/**
+ * A line's rate or unit price as the documents and the invoices export print it. A credit note's
+ * lines keep the cancelled invoice's prices and negate their amounts (queries.ts,
+ * `copyLinesNegated`); printed as stored, a line would read "1 × £1,000.50 = −£1,000.50". The
+ * price takes the amount's sign instead, so each line's own arithmetic holds: "1 × −£1,000.50 =
+ * −£1,000.50".
+ */
+export const priceAsCharged = (invoice: Pick<InvoiceRow, 'kind'>) => (minor: number | null): number | null =>
+  invoice.kind === 'credit_note' && minor !== null && minor !== 0 ? -minor : minor;

@@ -6,6 +6,7 @@ import type { Scope } from '../scope.ts';
 import { hoursOf } from '../time/hours.ts';
 import { balanceDueMinor, paidMinorSql } from '../invoices/balance.ts';
 import { readLines, type LineRow } from '../invoices/queries.ts';
+import { priceAsCharged } from '../invoices/records.ts';
 import { csvHeader, csvLines, type CsvColumn } from './csv.ts';
 import { clientNames, nameOf, peopleNames, projectNames, taskNames } from './labels.ts';
 import { resolveRange, type DateRange } from './range.ts';
@@ -76,7 +77,7 @@ function lineColumns(scope: Scope): CsvColumn<LineOut>[] {
     t('time_entry_id', (r) => r.line.timeEntryId),
     n('hours', (r) => r.line.hours ?? (r.line.seconds === null ? null : hoursOf(r.line.seconds))),
     n('quantity', (r) => (r.line.quantityMilli === null ? null : minorToDecimalString(r.line.quantityMilli, 3))),
-    n('unit_price', (r) => money(r.line.hourlyRateMinor ?? r.line.unitAmountMinor, r.invoice.currency)),
+    n('unit_price', (r) => money(priceAsCharged(r.invoice)(r.line.hourlyRateMinor ?? r.line.unitAmountMinor), r.invoice.currency)),
     n('amount', (r) => money(r.line.amountMinor, r.invoice.currency)),
   ];
 }
