@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { outbox, timeEntries, timeEntryChecklistItems } from '../src/db/schema/index.ts';
+import { clients, outbox, projectUsers, timeEntries, timeEntryChecklistItems } from '../src/db/schema/index.ts';
 import { makeChecklistItem, makeClient, makeMember, makeProject, makeProjectSetup, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
@@ -219,6 +219,28 @@ describe('timeEntries.update', () => {
     const archived = setup({ project: { status: 'archived' } });
     const e = makeTimeEntry(env.alpha.handle.db, { clientId: archived.client.id, projectId: archived.project.id, taskId: archived.task.id, userId: archived.member.id });
     await expect(update(env.alpha.ownerEmail, { time_entry_id: e.id, notes: 'x' })).rejects.toMatchObject(fails('project_archived'));
+  });
+
+  it('adds or moves no time for an archived client, nor for a person taken off the project; notes may still be corrected', async () => {
+    const db = env.alpha.handle.db;
+    const s = setup();
+    const entry = await create(s, { hours: '1' });
+    db.update(clients).set({ status: 'archived' }).where(eq(clients.id, s.client.id)).run();
+    await expect(update(s.member.email, { time_entry_id: entry.id, hours: '8' })).rejects.toMatchObject(fails('client_archived'));
+    await expect(update(s.member.email, { time_entry_id: entry.id, recorded_on: '2026-11-17' })).rejects.toMatchObject(fails('client_archived'));
+    expect(row(entry.id)).toMatchObject({ seconds: 3600, recordedOn: '2026-11-18' });
+    expect(await update(s.member.email, { time_entry_id: entry.id, notes: 'Kick-off' })).toMatchObject({ time_entry: { notes: 'Kick-off' } });
+
+    const t = setup();
+    const theirs = await create(t, { hours: '1' });
+    db.delete(projectUsers).where(eq(projectUsers.userId, t.member.id)).run();
+    for (const change of [{ hours: '10' }, { recorded_on: '2026-11-17' }, { task_id: makeTask(db, t.project.id).id }]) {
+      await expect(update(t.member.email, { time_entry_id: theirs.id, ...change })).rejects.toMatchObject(fails('not_a_project_user'));
+      // Nor through a manager: the time would still be the removed person's.
+      await expect(update(t.pm.email, { time_entry_id: theirs.id, ...change })).rejects.toMatchObject(fails('not_a_project_user'));
+    }
+    expect(row(theirs.id)).toMatchObject({ seconds: 3600, recordedOn: '2026-11-18', taskId: t.task.id });
+    expect(await update(t.member.email, { time_entry_id: theirs.id, notes: 'Handover' })).toMatchObject({ time_entry: { notes: 'Handover' } });
   });
 
   it('locked entries: 422 without override, 403 for a regular user, logged for a manager', async () => {

@@ -12,6 +12,8 @@ import { queueApprovalRequests } from './approval-mail.ts';
 import { timeEntryStatements, type ProjectFacts, type ProjectUserFacts, type TaskFacts, type TimeEntryStatements } from './queries.ts';
 import {
   assertChecklistItemsOfTask,
+  assertClientActive,
+  assertOnProject,
   assertPlausibleDate,
   assertProjectActive,
   assertWithinDay,
@@ -40,18 +42,14 @@ export function resolveTarget(st: TimeEntryStatements, input: Pick<CreateInput, 
     throw unprocessable('project_not_of_client', `The project ${project.id} does not belong to the client ${input.client_id}`);
   }
   const task = findTaskOfProject(st, input.task_id, project);
-  // An archived client takes no new work, like an archived project (invoices and new projects are
-  // refused for it too).
-  if (client.status !== 'active') {
-    throw unprocessable('client_archived', `The client "${client.name}" is archived; reactivate it to record time for it`);
-  }
+  assertClientActive(client);
   assertProjectActive(project);
   const projectUser = st.projectUser.get({ projectId: project.id, userId: user.id });
   const actorManages = mayManageProject(actor, actor.id === user.id ? projectUser : st.projectUser.get({ projectId: project.id, userId: actor.id }));
   if (actor.id !== user.id && !actorManages) {
     throw forbidden(`Only an Owner, an Admin or a project manager of "${project.name}" may record time for someone else`);
   }
-  if (!projectUser) throw unprocessable('not_a_project_user', `${user.email} is not a user of the project "${project.name}"`);
+  assertOnProject(projectUser, user.email, project);
   return { project, task, projectUser, actorManages };
 }
 

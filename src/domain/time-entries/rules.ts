@@ -34,6 +34,21 @@ export function assertProjectActive(project: ProjectFacts): void {
   }
 }
 
+/**
+ * An archived client takes no new work, like an archived project (invoices and new projects are
+ * refused for it too).
+ */
+export function assertClientActive(client: { name: string; status: string }): void {
+  if (client.status !== 'active') {
+    throw unprocessable('client_archived', `The client "${client.name}" is archived; reactivate it to record time for it`);
+  }
+}
+
+/** Time is recorded only by a person on the project (a person taken off it records no more). */
+export function assertOnProject(projectUser: ProjectUserFacts | undefined, email: string, project: ProjectFacts): asserts projectUser is ProjectUserFacts {
+  if (!projectUser) throw unprocessable('not_a_project_user', `${email} is not a user of the project "${project.name}"`);
+}
+
 /** Checklist items must be items of the entry's task, each named once. */
 export function assertChecklistItemsOfTask(st: TimeEntryStatements, taskId: string, items: { id: string }[]): void {
   if (items.length === 0) return;

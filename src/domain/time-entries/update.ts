@@ -13,6 +13,8 @@ import { timeEntryStatements, type ProjectFacts, type ProjectUserFacts, type Tas
 import { recordsByIds, type TimeEntryRow } from './records.ts';
 import {
   approvedStatus,
+  assertClientActive,
+  assertOnProject,
   assertChecklistItemsOfTask,
   assertPlausibleDate,
   assertWithinDay,
@@ -54,6 +56,17 @@ interface Change {
 }
 
 /** The entry as the request would leave it, every rule checked as on create. */
+/**
+ * Time moved or added by an edit is new work, refused as on create: for an archived client, or a
+ * person taken off the project since. Notes, metadata and checklists of such an entry may still be
+ * corrected, and it may be deleted.
+ */
+function assertTakesTime(st: TimeEntryStatements, entry: TimeEntryRow, project: ProjectFacts, entryProjectUser: ProjectUserFacts | undefined, email: string): void {
+  const client = st.client.get({ id: entry.clientId });
+  if (client) assertClientActive(client);
+  assertOnProject(entryProjectUser, email, project);
+}
+
 function planChange(scope: ActorScope, st: TimeEntryStatements, target: Editable, input: UpdateInput): Change {
   const { entry, project, entryUser, actorManages } = target;
   const taskChanged = input.task_id !== undefined && input.task_id !== entry.taskId;
@@ -75,6 +88,7 @@ function planChange(scope: ActorScope, st: TimeEntryStatements, target: Editable
   if (dateChanged || hoursChanged || entry.status === 'rejected') assertWithinDay(st, entry.userId, recordedOn, seconds, entry.id);
 
   const entryProjectUser = st.projectUser.get({ projectId: project.id, userId: entry.userId });
+  if (taskChanged || dateChanged || hoursChanged) assertTakesTime(st, entry, project, entryProjectUser, entryUser.email);
   const lockedSince = from.overriddenSince ?? into.overriddenSince;
   return {
     task,
