@@ -144,8 +144,13 @@ describe('reports.time', () => {
     await expect(report({ by: [] })).rejects.toMatchObject(failsOn('validation_failed', 'by'));
     await expect(report({ by: ['month'], clients: [a.acme.id] })).rejects.toMatchObject(failsOn('validation_failed', 'clients'));
     await expect(report({ by: ['month'], from: '2026-02-30' })).rejects.toMatchObject(failsOn('validation_failed', 'from'));
-    // Exactly five years is allowed.
+    // Exactly five years is allowed, from 29 February to the 28th five years on too.
     await expect(report({ from: '2021-01-01', to: '2025-12-31', by: ['month'] })).resolves.toBeDefined();
+    await expect(report({ from: '2024-02-29', to: '2029-02-28', by: ['month'] })).resolves.toBeDefined();
+    await expect(report({ from: '2024-02-29', to: '2029-03-01', by: ['month'] })).rejects.toMatchObject(failsOn('validation_failed', 'to'));
+    // The calendar's last years: five years on is past 9999, so any `to` of the calendar is within.
+    await expect(report({ from: '9999-06-01', to: '9999-12-31', by: ['month'] })).resolves.toMatchObject({ from: '9999-06-01', to: '9999-12-31' });
+    await expect(report({ from: '9996-01-01', to: '9999-12-31', by: ['month'] })).resolves.toBeDefined();
   });
 
   it('defaults to this month up to today in the workspace time zone', async () => {

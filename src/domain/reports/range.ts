@@ -11,11 +11,18 @@ export interface DateRange {
   to: string;
 }
 
-/** The same calendar day `years` later (29 February becomes 1 March in a common year). */
-function addYears(date: string, years: number): string {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  d.setUTCFullYear(d.getUTCFullYear() + years);
-  return d.toISOString().slice(0, 10);
+/** The last day a date can be (dates are `YYYY-MM-DD`). */
+const LAST_DAY = '9999-12-31';
+
+/**
+ * The last day a report from `from` may cover: the day before the same calendar day
+ * `MAX_RANGE_YEARS` later (29 February's is 28 February), at most `LAST_DAY` (a later year has no
+ * `YYYY-MM-DD` form and would compare wrongly as text).
+ */
+function rangeLimit(from: string): string {
+  const d = new Date(`${from}T00:00:00.000Z`);
+  d.setUTCFullYear(d.getUTCFullYear() + MAX_RANGE_YEARS);
+  return d.getUTCFullYear() > 9999 ? LAST_DAY : addDays(d.toISOString().slice(0, 10), -1);
 }
 
 /** Today in the workspace's time zone: what "today" means for every report. */
@@ -40,7 +47,7 @@ export function resolveRange(scope: Scope, input: { from?: string | undefined; t
   const to = input.to ?? todayOf(scope);
   const from = input.from ?? defaultFrom(to);
   if (from > to) throw invalidField('from', `must not be after to (${to})`);
-  const limit = addDays(addYears(from, MAX_RANGE_YEARS), -1);
+  const limit = rangeLimit(from);
   if (to > limit) throw invalidField('to', `a report covers at most ${MAX_RANGE_YEARS} years: from ${from}, to may be at most ${limit}`);
   return { from, to };
 }
