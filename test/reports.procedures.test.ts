@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { callerFor, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
@@ -366,5 +367,20 @@ describe('reports.utilisation', () => {
     ]);
     const defaults = await ws.caller.reports.utilisation({});
     expect([defaults.from, defaults.to]).toEqual(['2026-08-31', '2026-11-18']);
+  });
+
+  it("lets a project manager look at a colleague's weeks on the projects they manage, and only there", async () => {
+    const ws = env.workspace('utilisationpm');
+    const a = agency(ws);
+    const range = { email: a.pia.email, from: '2026-10-01', to: '2026-11-30' };
+    await expect(ws.caller.reports.utilisation({ ...range, user_ids: [a.bob.id] })).rejects.toMatchObject(fails('forbidden'));
+    await expect(ws.caller.reports.utilisation({ ...range, user_ids: [a.bob.id], project_ids: [a.web.id] })).rejects.toMatchObject(fails('forbidden'));
+    const r = await ws.caller.reports.utilisation({ ...range, user_ids: [a.bob.id], project_ids: [a.app.id] });
+    expect(r.rows.map((row) => [row.person.name, row.week, row.seconds])).toEqual([['Bob Baker', '2026-W45', 1234]]);
+    const csv = await ws.caller.reports.exportCsv({ report: 'utilisation', ...range, user_ids: [a.bob.id], project_ids: [a.app.id] });
+    let text = '';
+    for await (const piece of csv.pieces) text += piece;
+    const rows = parse(text, { columns: true }) as Record<string, string>[];
+    expect(rows.map((row) => [row.person, row.week, row.seconds])).toEqual([['Bob Baker', '2026-W45', '1234']]);
   });
 });

@@ -64,6 +64,8 @@ const shapes = {
   utilisation: {
     from: from.meta({ description: 'First day, inclusive; default the Monday eleven weeks before the week of to' }),
     to,
+    // With project_ids a project manager can look at a person's weeks on the projects they manage.
+    project_ids: entryFilters.project_ids,
     user_ids: entryFilters.user_ids,
   },
   'time-entries': { from, to, ...entryFilters },
