@@ -87,6 +87,26 @@ function stripeApiOf(base: string | undefined, problems: Problems): Config['stri
   return { host: url.hostname, port: Number(url.port || (protocol === 'http' ? 80 : 443)), protocol };
 }
 
+/**
+ * PUBLIC_URL: an absolute http(s) URL with no query or fragment (links append their paths to it).
+ * `{subdomain}` in it stands for each workspace's; without it every link names one host, which is
+ * right only for a server of one workspace. A value such as `hourbook.example.com` (no scheme) made
+ * links in mail that no mail program opens.
+ */
+function publicUrlOf(value: string | undefined, fallback: string, problems: Problems): string {
+  if (value === undefined) return fallback;
+  let url: URL | null = null;
+  try {
+    url = new URL(value.replaceAll('{subdomain}', 'workspace'));
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+    problems.push('PUBLIC_URL: must be an http:// or https:// URL without query, such as https://{subdomain}.hourbook.example.com');
+  }
+  return value.replace(/\/+$/, '');
+}
+
 /** `name=url,name=url`: the nodes of a cluster. */
 function clusterNodes(value: string | undefined, problems: Problems): Map<string, string> {
   const nodes = new Map<string, string>();
@@ -129,7 +149,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '127.0.0.1',
     dataDir: resolve(env.DATA_DIR ?? './db/data'),
     baseDomain,
-    publicUrl: (env.PUBLIC_URL ?? derivedPublicUrl(baseDomain, port)).replace(/\/+$/, ''),
+    publicUrl: publicUrlOf(env.PUBLIC_URL, derivedPublicUrl(baseDomain, port), problems),
     smtpUrl: smtpUrl(env.SMTP_URL, problems),
     mailFrom,
     sqliteSynchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS ?? 'FULL', ['FULL', 'NORMAL'], problems),

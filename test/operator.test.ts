@@ -19,6 +19,14 @@ describe('configuration', () => {
     expect(publicUrlFor(loadConfig({ BASE_DOMAIN: 'hb.example.com', PORT: '8080' }), 'acme')).toBe('http://acme.hb.example.com:8080');
     expect(loadConfig({ BASE_DOMAIN: 'hb.example.com', PORT: '80' }).publicUrl).toBe('http://{subdomain}.hb.example.com');
     expect(loadConfig({ PUBLIC_URL: 'https://{subdomain}.hb.example.com/', PORT: '8080' }).publicUrl).toBe('https://{subdomain}.hb.example.com');
+    // One host, for a server of one workspace.
+    expect(loadConfig({ PUBLIC_URL: 'https://billing.acme.example' }).publicUrl).toBe('https://billing.acme.example');
+  });
+
+  it('refuses a PUBLIC_URL that mail programs could not open', () => {
+    for (const value of ['hourbook.example.com', '{subdomain}.hourbook.example.com', 'ftp://{subdomain}.example.com', 'https://{subdomain}.example.com/?a=1', 'https://{subdomain}.example.com/#x', 'https://']) {
+      expect(() => loadConfig({ PUBLIC_URL: value }), value).toThrow('PUBLIC_URL: must be an http:// or https:// URL without query, such as https://{subdomain}.hourbook.example.com');
+    }
   });
 
   it('names every bad variable in one message', () => {
