@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outbox, sessions, teamMembers } from '../src/db/schema/index.ts';
+import { outbox, sessions, signInFailures, teamMembers } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { outboxJob } from '../src/jobs/outbox.ts';
 import { runJobOnce } from '../src/jobs/runner.ts';
@@ -242,8 +242,40 @@ describe('sessions', () => {
     const one = await signedIn(env.alpha, m.email);
     const two = browser(env.alpha);
     await two.mutate('auth.signIn', { email: m.email, password: PASSWORD });
-    expect((await one.mutate('auth.signOutEverywhere')).data).toEqual({ notice_code: 'signed_out_everywhere', sessions_ended: 2 });
+    expect((await one.mutate('auth.signOutEverywhere')).data).toEqual({ notice_code: 'signed_out_everywhere', sessions_ended: 2, keys_revoked: 0 });
     expect((await two.query('auth.me')).status).toBe(401);
+  });
+
+  it('making an API key from a session takes the password; a personal key makes none', async () => {
+    const s = makeProjectSetup(env.alpha.handle.db);
+    const b = await signedIn(env.alpha, s.member.email);
+    const bare = await b.mutate('apiKeys.create', { label: 'stolen cookie', personal: true });
+    expect([bare.status, bare.error?.details?.[0]?.path]).toEqual([422, 'current_password']);
+    const wrong = await b.mutate('apiKeys.create', { label: 'stolen cookie', personal: true, current_password: 'a guess' });
+    expect([wrong.status, wrong.error?.code]).toEqual([422, 'invalid_credentials']);
+    // A wrong password counts as a failed sign-in, as on the sign-in form.
+    expect(env.alpha.handle.db.select().from(signInFailures).all().some((f) => f.email === s.member.email.toLowerCase())).toBe(true);
+    const made = await b.mutate('apiKeys.create', { label: 'script', personal: true, current_password: PASSWORD });
+    expect(made.status).toBe(200);
+    const viaKey = await send(env.url, 'POST', '/trpc/apiKeys.create', { host: env.alpha.host, key: made.data.api_key, body: { label: 'another', personal: true } });
+    expect([viaKey.status, viaKey.body.error.data.code]).toEqual([403, 'session_required']);
+  });
+
+  it("signing out everywhere and a password reset revoke the member's personal keys", async () => {
+    const s = makeProjectSetup(env.alpha.handle.db);
+    const b = await signedIn(env.alpha, s.member.email);
+    const reaches = async (key: string) => (await send(env.url, 'GET', '/trpc/apiKeys.list', { host: env.alpha.host, key })).status;
+    const first = (await b.mutate('apiKeys.create', { label: 'one', personal: true, current_password: PASSWORD })).data.api_key as string;
+    expect(await reaches(first)).toBe(200);
+    expect((await b.mutate('auth.signOutEverywhere')).data).toMatchObject({ sessions_ended: 1, keys_revoked: 1 });
+    expect(await reaches(first)).toBe(401);
+
+    const again = await signedIn(env.alpha, s.member.email);
+    const second = (await again.mutate('apiKeys.create', { label: 'two', personal: true, current_password: PASSWORD })).data.api_key as string;
+    expect(await reaches(second)).toBe(200);
+    const reset = browser(env.alpha);
+    expect((await reset.mutate('auth.setPassword', { token: linkFor(env.alpha, s.member.email), password: 'a brand new password' })).status).toBe(200);
+    expect(await reaches(second)).toBe(401);
   });
 
   it('deactivating a member ends their sessions at once', async () => {
@@ -389,7 +421,7 @@ describe('one authorization model', () => {
     const db = env.alpha.handle.db;
     const s = makeProjectSetup(db);
     const b = await signedIn(env.alpha, s.member.email);
-    const created = await b.mutate('apiKeys.create', { label: 'my script', personal: true });
+    const created = await b.mutate('apiKeys.create', { label: 'my script', personal: true, current_password: PASSWORD });
     expect(created.data.key.member.email).toBe(s.member.email);
     const key = created.data.api_key as string;
     const entry = { client_id: s.client.id, project_id: s.project.id, task_id: s.task.id, recorded_on: '2026-11-17', hours: '1' };

@@ -239,12 +239,12 @@ describe('team and settings', () => {
 
   it('a workspace key is created (shown once), listed with its prefix, and revoked', async () => {
     const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
-    const created = (await owner.mutate('apiKeys.create', { label: 'CI', expires_on: '2027-01-01' })).data;
+    const created = (await owner.mutate('apiKeys.create', { label: 'CI', expires_on: '2027-01-01', current_password: 'a password for tests' })).data;
     expect(created.api_key).toMatch(/^hb_/);
     expect(created.key).toMatchObject({ label: 'CI', member: null, expires_at: '2027-01-01T00:00:00.000Z', prefix: created.api_key.slice(0, 10) });
     const listed = (await owner.query('apiKeys.list', {})).data.items;
     expect(JSON.stringify(listed)).not.toContain(created.api_key);
-    expect((await owner.mutate('apiKeys.create', { label: 'old', expires_on: '2020-01-01' })).error?.details?.[0]?.path).toBe('expires_on');
+    expect((await owner.mutate('apiKeys.create', { label: 'old', expires_on: '2020-01-01', current_password: 'a password for tests' })).error?.details?.[0]?.path).toBe('expires_on');
     expect((await owner.mutate('apiKeys.revoke', { key_id: created.key.id })).data.key.revoked_at).not.toBeNull();
     expect((await owner.mutate('apiKeys.revoke', { key_id: created.key.id })).status).toBe(422);
   });

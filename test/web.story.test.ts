@@ -250,6 +250,11 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
   it('the settings show API keys; a new key is shown once', async () => {
     await nav(owner, 'Settings');
     await owner.getByLabel('Label (what uses the key)').fill('Accounting sync');
+    // A key outlives the session, so it takes the password: a wrong one is said beside the field.
+    await owner.getByLabel('Your password').fill('not my password');
+    await owner.getByRole('button', { name: 'Create key' }).click();
+    await owner.getByText('is not right').waitFor();
+    await owner.getByLabel('Your password').fill(PASSWORD);
     await owner.getByRole('button', { name: 'Create key' }).click();
     const secret = await owner.locator('code.secret').textContent();
     expect(secret).toMatch(/^hb_/);

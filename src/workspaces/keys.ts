@@ -45,6 +45,15 @@ export function revokeApiKey(db: Db, keyId: string, now: Date): boolean {
   return result.changes > 0;
 }
 
+/** Revokes every live personal key of a member (their account was recovered or signed out everywhere); returns how many. */
+export function revokeMemberKeys(db: Db, memberId: string, now: Date): number {
+  return db
+    .update(apiKeys)
+    .set({ revokedAt: now.toISOString() })
+    .where(and(eq(apiKeys.memberId, memberId), isNull(apiKeys.revokedAt)))
+    .run().changes;
+}
+
 export interface KeySummary {
   id: string;
   label: string;

@@ -6,6 +6,7 @@ import { createApiKey, revokeApiKey } from '../../workspaces/keys.ts';
 import { actsAsAdmin, requireAdmin } from '../access.ts';
 import { dateTimeOut, emailOut, flexibleDate, idIn, idOut, nonEmptyText } from '../fields.ts';
 import type { Scope } from '../scope.ts';
+import { typedPassword } from './schemas.ts';
 
 /**
  * The settings page's API keys. Workspace keys speak for the workspace (the REST contract's keys)
@@ -31,6 +32,7 @@ export const createKeyInput = z.object({
   label: nonEmptyText(100),
   expires_on: flexibleDate.optional(),
   personal: z.boolean().default(false),
+  current_password: typedPassword.optional().meta({ description: "The member's password, required when signed in (a session alone makes no key)" }),
 });
 export const createKeyOutput = z.object({ notice_code: z.literal('api_key_created'), api_key: z.string(), key: apiKeyRecord });
 export const revokeKeyInput = z.object({ key_id: idIn() });
@@ -74,12 +76,21 @@ function keyRecord(scope: Scope, id: string) {
   return toRecord(row);
 }
 
-/** `apiKeys.create`: the key is in this answer once and never again (only its hash is stored). */
-export function createKey(scope: Scope, input: z.output<typeof createKeyInput>): z.output<typeof createKeyOutput> {
+/**
+ * Whether the caller may make this key, and when it expires: a door that asks for more proof (the
+ * password, from a session) asks only once this passed, so a refusal comes first.
+ */
+export function checkKeyRequest(scope: Scope, input: z.output<typeof createKeyInput>): string | null {
   if (input.personal && !scope.actor) throw new AppError('unprocessable', 'personal_key_needs_member', 'A personal key belongs to a signed-in member; this call names none');
   if (!input.personal) requireAdmin(scope, 'create workspace API keys');
   const expiresAt = input.expires_on ? `${input.expires_on}T00:00:00.000Z` : null;
   if (expiresAt && expiresAt <= scope.now.toISOString()) throw invalidField('expires_on', 'must be in the future');
+  return expiresAt;
+}
+
+/** `apiKeys.create`: the key is in this answer once and never again (only its hash is stored). */
+export function createKey(scope: Scope, input: z.output<typeof createKeyInput>): z.output<typeof createKeyOutput> {
+  const expiresAt = checkKeyRequest(scope, input);
   return scope.write((tx) => {
     const created = createApiKey(tx, { label: input.label, expiresAt, memberId: input.personal ? scope.actor?.id : null, now: scope.now });
     return { notice_code: 'api_key_created', api_key: created.apiKey, key: keyRecord(scope, created.id) };

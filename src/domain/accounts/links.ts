@@ -9,6 +9,7 @@ import { hashPassword } from './passwords.ts';
 import { accountByEmail, accountById, storePassword } from './queries.ts';
 import type { linkInput, linkOutput, requestResetInput, setPasswordInput } from './schemas.ts';
 import { endMemberSessions, startSession, type ClientInfo } from './sessions.ts';
+import { revokeMemberKeys } from '../../workspaces/keys.ts';
 import type { SignedIn } from './sign-in.ts';
 import { clearSignInFailures } from './throttle.ts';
 import { issueToken, linkInvalid, liveToken, withdrawTokens, type TokenRow } from './tokens.ts';
@@ -30,7 +31,7 @@ export function checkLink(scope: Scope, input: z.output<typeof linkInput>): z.ou
 /**
  * `auth.setPassword`: a link (first password, invite or reset) sets the password and signs the
  * member in. The link is checked again inside the transaction, so two uses at once cannot both
- * succeed; every other link and session of the member ends.
+ * succeed; every other link and session of the member ends, and their personal API keys are revoked.
  */
 export async function setPasswordWithLink(scope: Scope, input: z.output<typeof setPasswordInput>, client: ClientInfo): Promise<SignedIn> {
   linkMember(scope, liveToken(scope, scope.db, input.token));
@@ -41,6 +42,8 @@ export async function setPasswordWithLink(scope: Scope, input: z.output<typeof s
     storePassword(tx, member.id, hash, scope.now);
     withdrawTokens(scope, tx, member.id);
     endMemberSessions(tx, member.id);
+    // A reset recovers the account: keys made by whoever held it go with its sessions.
+    revokeMemberKeys(tx, member.id, scope.now);
     clearSignInFailures(tx, member.email);
     const session = startSession(scope, tx, member.id, client);
     return { me: meOf(scope, member, session.expiresAt), session };

@@ -4,7 +4,7 @@ import { teamMemberRecord } from '../team-members/schemas.ts';
 import { passwordField } from './passwords.ts';
 
 /** A password as typed at sign-in: never judged by the policy (old passwords stay valid), only bounded. */
-const typedPassword = z.string({ message: 'must be a password' }).min(1, 'must not be empty').max(1000, 'is too long');
+export const typedPassword = z.string({ message: 'must be a password' }).min(1, 'must not be empty').max(1000, 'is too long');
 /** A one-time link's token, from the link's `#token=` part. */
 const linkToken = z.string({ message: 'must be the token of a link' }).min(1).max(200);
 
@@ -54,4 +54,4 @@ export const linkOutput = z.object({
 export const noticeOutput = z.object({ notice_code: z.string() });
 export const inviteOutput = z.object({ notice_code: z.literal('team_member_invited'), team_member: teamMemberRecord, link_expires_at: dateTimeOut });
 export const sendLinkOutput = z.object({ notice_code: z.literal('link_sent'), purpose: z.enum(['invite', 'reset']), link_expires_at: dateTimeOut });
-export const signOutEverywhereOutput = z.object({ notice_code: z.literal('signed_out_everywhere'), sessions_ended: z.number().int() });
+export const signOutEverywhereOutput = z.object({ notice_code: z.literal('signed_out_everywhere'), sessions_ended: z.number().int(), keys_revoked: z.number().int() });

@@ -7,6 +7,7 @@ import { accountByEmail, accountById, storePassword } from './queries.ts';
 import type { changePasswordInput, MeRecord, signInInput } from './schemas.ts';
 import { endMemberSessions, endSession, startSession, type ClientInfo, type SessionGrant } from './sessions.ts';
 import { beginSignInAttempt, clearSignInFailures, recordSignInFailure } from './throttle.ts';
+import { revokeMemberKeys } from '../../workspaces/keys.ts';
 
 /** What a sign-in gives the door: the member for the app, and the session for the cookie. */
 export interface SignedIn {
@@ -58,26 +59,29 @@ export function signOut(scope: Scope, input: { session_id: string }): { notice_c
   return { notice_code: 'signed_out' };
 }
 
-/** `auth.signOutEverywhere`: every session of the member ends, this one included. */
-export function signOutEverywhere(scope: ActorScope): { notice_code: 'signed_out_everywhere'; sessions_ended: number } {
-  const ended = scope.write((tx) => endMemberSessions(tx, scope.actor.id));
-  return { notice_code: 'signed_out_everywhere', sessions_ended: ended };
+/**
+ * `auth.signOutEverywhere`: every session of the member ends, this one included, and every personal
+ * API key of theirs is revoked: a key made from a stolen session must not outlive it.
+ */
+export function signOutEverywhere(scope: ActorScope): { notice_code: 'signed_out_everywhere'; sessions_ended: number; keys_revoked: number } {
+  return scope.write((tx) => ({
+    notice_code: 'signed_out_everywhere' as const,
+    sessions_ended: endMemberSessions(tx, scope.actor.id),
+    keys_revoked: revokeMemberKeys(tx, scope.actor.id, scope.now),
+  }));
 }
 
 /**
- * `auth.changePassword`: the current password is checked (a wrong one counts as a failed sign-in),
- * then every other session of the member ends, so a stolen session does not outlive the change.
+ * The signed-in member proves they know their password, for what a session alone must not do
+ * (change the password, make an API key). A wrong one counts as a failed sign-in, so a stolen
+ * session cannot guess faster than a sign-in form allows.
  */
-export async function changePassword(
-  scope: ActorScope,
-  input: z.output<typeof changePasswordInput> & { session_id: string | null },
-  client: ClientInfo,
-): Promise<{ notice_code: 'password_changed' }> {
+export async function confirmPassword(scope: ActorScope, password: string, client: ClientInfo): Promise<void> {
   // Held until the failure is recorded, as at sign-in: a stolen session must not guess in parallel.
   const attempt = beginSignInAttempt(scope, scope.actor.email, client.address);
   try {
     const account = accountById(scope, scope.actor.id);
-    const verified = await verifyPassword(input.current_password, account?.passwordHash ?? null);
+    const verified = await verifyPassword(password, account?.passwordHash ?? null);
     if (!verified.ok) {
       scope.write((tx) => recordSignInFailure(scope, tx, scope.actor.email, client.address));
       throw new AppError('unprocessable', 'invalid_credentials', 'The current password is not right', {
@@ -87,6 +91,18 @@ export async function changePassword(
   } finally {
     attempt.release();
   }
+}
+
+/**
+ * `auth.changePassword`: the current password is checked (`confirmPassword`), then every other
+ * session of the member ends, so a stolen session does not outlive the change.
+ */
+export async function changePassword(
+  scope: ActorScope,
+  input: z.output<typeof changePasswordInput> & { session_id: string | null },
+  client: ClientInfo,
+): Promise<{ notice_code: 'password_changed' }> {
+  await confirmPassword(scope, input.current_password, client);
   const hash = await hashPassword(input.new_password);
   scope.write((tx) => {
     storePassword(tx, scope.actor.id, hash, scope.now);

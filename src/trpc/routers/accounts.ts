@@ -1,9 +1,13 @@
 import { z } from 'zod';
-import { createKey, createKeyInput, createKeyOutput, listApiKeys, listKeysOutput, revokeKey, revokeKeyInput, revokeKeyOutput } from '../../domain/accounts/api-keys.ts';
+import { checkKeyRequest, createKey, createKeyInput, createKeyOutput, listApiKeys, listKeysOutput, revokeKey, revokeKeyInput, revokeKeyOutput } from '../../domain/accounts/api-keys.ts';
 import { inviteMember, sendAccountLink } from '../../domain/accounts/invite.ts';
 import { teamOutput, teamOverview } from '../../domain/accounts/team.ts';
 import { inviteInput, inviteOutput, sendLinkInput, sendLinkOutput } from '../../domain/accounts/schemas.ts';
-import { router, workspaceProcedure } from '../init.ts';
+import { AppError, invalidField } from '../../errors.ts';
+import { confirmPassword } from '../../domain/accounts/sign-in.ts';
+import type { ActorScope, Scope } from '../../domain/scope.ts';
+import type { BrowserRequest } from '../context.ts';
+import { router, workspaceProcedure, type Credential } from '../init.ts';
 
 /** Team members' accounts: invitations and sign-in links (Owner/Admin). */
 export const accountsRouter = router({
@@ -23,6 +27,21 @@ export const accountsRouter = router({
     .mutation(({ ctx, input }) => sendAccountLink(ctx.scope, input)),
 });
 
+/**
+ * A key outlives the session that made it, so making one takes more than a session: from a
+ * signed-in browser the member's password (a stolen cookie alone makes none), and never a personal
+ * key (a leaked one could mint its own replacements). The workspace key, which holds every power of
+ * the workspace anyway, may.
+ */
+async function confirmKeyMaker(ctx: { credential: Credential; scope: Scope; browser?: BrowserRequest | undefined }, password: string | undefined): Promise<void> {
+  if (ctx.credential.kind === 'personal_key') {
+    throw new AppError('forbidden', 'session_required', 'API keys are made by a signed-in member or with the workspace key, not with a personal key');
+  }
+  if (ctx.credential.kind !== 'session') return;
+  if (password === undefined) throw invalidField('current_password', 'is required to create an API key');
+  await confirmPassword(ctx.scope as ActorScope, password, ctx.browser?.client ?? { address: '', userAgent: '' });
+}
+
 /** The settings page's API keys: workspace keys (Owner/Admin) and personal keys. */
 export const apiKeysRouter = router({
   list: workspaceProcedure
@@ -33,7 +52,11 @@ export const apiKeysRouter = router({
     .meta({ secretAnswer: true })
     .input(createKeyInput)
     .output(createKeyOutput)
-    .mutation(({ ctx, input }) => createKey(ctx.scope, input)),
+    .mutation(async ({ ctx, input }) => {
+      checkKeyRequest(ctx.scope, input);
+      await confirmKeyMaker(ctx, input.current_password);
+      return createKey(ctx.scope, input);
+    }),
   revoke: workspaceProcedure
     .input(revokeKeyInput)
     .output(revokeKeyOutput)

@@ -52,7 +52,7 @@ function Sessions() {
   return (
     <section className="panel stack" aria-labelledby="sessions">
       <h2 id="sessions">Sessions</h2>
-      <p>Signed in on a computer you no longer use? End every session, this one included.</p>
+      <p>Signed in on a computer you no longer use? End every session, this one included, and revoke your personal API keys.</p>
       <div className="row">
         <button type="button" className="button danger" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>
           Sign out everywhere

@@ -25,17 +25,20 @@ export function ApiKeys({ personal }: { personal: boolean }) {
   const keys = useQuery({ queryKey: ['apiKeys.list'], queryFn: () => api.apiKeys.list.query() });
   const [label, setLabel] = useState('');
   const [expires, setExpires] = useState('');
+  const [password, setPassword] = useState('');
   const [shown, setShown] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => api.apiKeys.create.mutate({ label, personal, ...(expires ? { expires_on: expires } : {}) }),
+    mutationFn: () => api.apiKeys.create.mutate({ label, personal, current_password: password, ...(expires ? { expires_on: expires } : {}) }),
     onSuccess: (r) => {
       setShown(r.api_key);
       setLabel('');
       setExpires('');
     },
+    // The password is asked for each key, and never kept in the page longer than the call.
+    onSettled: () => setPassword(''),
   });
   const revoke = useMutation({ mutationFn: (key_id: string) => api.apiKeys.revoke.mutate({ key_id }), onSuccess: (r) => notify(`Key ${r.key.label} revoked`) });
-  const errors = formErrors(create.error ? apiError(create.error) : null, ['label', 'expires_on']);
+  const errors = formErrors(create.error ? apiError(create.error) : null, ['label', 'expires_on', 'current_password']);
   const rows = (keys.data?.items ?? []).filter((k) => (personal ? k.member?.id === me.member.id : true));
   return (
     <>
@@ -78,6 +81,8 @@ export function ApiKeys({ personal }: { personal: boolean }) {
       >
         <TextField label="Label (what uses the key)" error={errors.field('label')} value={label} onChange={setLabel} />
         <TextField label="Expires on (optional)" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
+        <input type="email" hidden readOnly autoComplete="username" value={me.member.email} />
+        <TextField label="Your password" hint="A key outlives this session" error={errors.field('current_password')} type="password" autoComplete="current-password" value={password} onChange={setPassword} />
         <SubmitButton pending={create.isPending}>
           Create key
         </SubmitButton>
