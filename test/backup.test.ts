@@ -228,9 +228,12 @@ describe('hourbook backup, check and restore while the server runs and writes', 
   });
 
   it.skipIf(process.getuid?.() !== 0)('a user the control socket refuses is told so, and restore and serve stop, instead of taking the server for absent', async () => {
-    // Another user than the server's (here: nobody, the tests running as root) may read the data directory.
+    // Another user than the server's (here: nobody, the tests running as root) may read the data
+    // directory, and the backup (made its owner's only).
     chmodSync(root, 0o755);
     chmodSync(dataDir, 0o755);
+    for (const path of [backups, backupDir]) chmodSync(path, 0o755);
+    for (const file of readdirSync(backupDir)) chmodSync(join(backupDir, file), 0o644);
     try {
       for (const args of [['workspace', 'resume', 'acme'], ['restore', backupDir, 'acme', '--force'], ['serve']]) {
         const res = await runAs(65534, { ...env, PORT: String(await freePort()), HOME: tmpdir() }, args);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { litestreamBinary, litestreamConfig } from '../ops/litestream.ts';
@@ -10,6 +10,7 @@ import { parse, UsageError } from './args.ts';
 import { print, type Command } from './context.ts';
 import { LITESTREAM_OPTIONS, replicaOptions, type ReplicaValues } from './litestream.ts';
 import { claimTransfer, installReplacement, refuseExisting, servingServer, type Transfer } from './replace-file.ts';
+import { privateDir } from '../workspaces/registry.ts';
 
 const run = promisify(execFile);
 
@@ -51,8 +52,7 @@ function planOf(values: ReplicaValues & { config?: string }, named: string[], se
   for (const name of named) if (!isValidSubdomain(name)) throw new UsageError(`"${name}" is not a workspace name`);
   const entries = named.map((subdomain) => ({ subdomain, path: services.registry.fileFor(subdomain) }));
   const options = replicaOptions(values, services);
-  const dir = join(services.config.dataDir, '.transfer');
-  mkdirSync(dir, { recursive: true });
+  const dir = privateDir(join(services.config.dataDir, '.transfer'));
   const written = join(dir, `litestream-restore-${process.pid}.yml`);
   writeFileSync(written, litestreamConfig(entries.map((e) => ({ subdomain: e.subdomain, file: e.path })), options));
   return { configFile: written, entries, written: true };

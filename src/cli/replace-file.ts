@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { chownSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, linkSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { controlSocketPath, runningServer } from '../ops/control-socket.ts';
 import { adminCall } from '../ops/node-client.ts';
 import type { AppServices } from '../services.ts';
 import { installCopy, removeDatabaseFiles } from '../workspaces/backup.ts';
+import { privateDir, retireFile } from '../workspaces/registry.ts';
 import { UsageError } from './args.ts';
+import { isRunning } from '../workspaces/processes.ts';
 
 /**
  * Putting a new copy of a workspace file in place of the one a server may be serving: what
@@ -15,8 +17,6 @@ import { UsageError } from './args.ts';
  * resumes it after, so no request ever sees a half-replaced file.
  */
 
-/** A UTC time as it appears in file names: sortable, `20261118T100000Z`. */
-export const stampOf = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 
 /** The server serving the data directory, and how to reach it; null when none does. */
 export async function servingServer(services: AppServices) {
@@ -32,16 +32,6 @@ interface LockHolder {
   pid: number;
   what: string;
   since: string;
-}
-
-/** Whether a process with this id runs (one of another user counts: it cannot be signalled, but it runs). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function readHolder(lock: string): LockHolder | null {
@@ -70,8 +60,8 @@ export interface Transfer {
  * by a process that no longer runs (killed) is taken over.
  */
 export function claimTransfer(services: AppServices, subdomain: string, what: string): Transfer {
-  const dir = join(services.config.dataDir, '.transfer');
-  mkdirSync(dir, { recursive: true });
+  // Mode 0700: the copies prepared here are whole workspaces.
+  const dir = privateDir(join(services.config.dataDir, '.transfer'));
   const lock = join(dir, `${subdomain}.lock`);
   const holder: LockHolder = { pid: process.pid, what, since: services.clock().toISOString() };
   for (let attempt = 0; ; attempt++) {
@@ -137,18 +127,13 @@ export async function resume(serving: Serving, subdomain: string, operation: str
  */
 export async function replaceWorkspaceFile(services: AppServices, serving: Serving, subdomain: string, incoming: string, what: string, op: { operation: string; paused: boolean }): Promise<string | null> {
   const { registry, config } = services;
+  // The workspace's file from now on: its owner's alone, as the data directory is.
+  chmodSync(incoming, 0o600);
   ownLikeDataDir(incoming, config.dataDir);
   // Also for a workspace without a file (new here, or moved away): no request opens it half-installed.
   if (serving) await adminCall(serving.control, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: what, operation: op.operation, paused: op.paused });
   const target = registry.fileFor(subdomain);
-  let aside: string | null = null;
-  if (existsSync(target)) {
-    const retiredDir = join(config.dataDir, 'retired');
-    mkdirSync(retiredDir, { recursive: true });
-    aside = join(retiredDir, `${subdomain}-before-${what}-${stampOf(services.clock())}.sqlite`);
-    if (existsSync(`${target}-wal`)) renameSync(`${target}-wal`, `${aside}-wal`);
-    renameSync(target, aside);
-  }
+  const aside = existsSync(target) ? retireFile(config.dataDir, target, `${subdomain}-before-${what}`, services.clock()) : null;
   installCopy(incoming, target);
   return aside;
 }

@@ -5,14 +5,34 @@ import type { AppServices } from '../services.ts';
 import { parse, UsageError } from './args.ts';
 import type { Command } from './context.ts';
 
+/**
+ * Why the server cannot listen on HOST and PORT, in one line an operator can act on, for the errors
+ * a setting causes (a typo in HOST, an address of another machine, a taken or privileged port);
+ * null for any other error, which keeps its stack.
+ */
+function listenProblem(err: unknown, port: number, host: string): UsageError | null {
+  switch ((err as NodeJS.ErrnoException | null)?.code) {
+    case 'EADDRINUSE':
+      return new UsageError(`port ${port} on ${host} is already in use (is hourbook running? set PORT to serve on another)`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return new UsageError(`cannot listen on HOST=${host}: no such host name (set HOST to an address of this machine, e.g. 127.0.0.1)`);
+    case 'EADDRNOTAVAIL':
+      return new UsageError(`cannot listen on HOST=${host}: it is not an address of this machine (set HOST to one of its addresses, e.g. 127.0.0.1 or 0.0.0.0)`);
+    case 'EACCES':
+      return new UsageError(`not allowed to listen on port ${port} on ${host} (ports below 1024 need privileges; set PORT to 1024 or above)`);
+    default:
+      return null;
+  }
+}
+
 /** Resolves when nothing listens on the port yet; a UsageError naming it otherwise. */
 const portIsFree = (port: number, host: string) =>
   new Promise<void>((resolve, reject) => {
     if (port === 0) return resolve();
     const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new UsageError(`port ${port} on ${host} is already in use (is hourbook running? set PORT to serve on another)`) : err),
-    );
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(listenProblem(err, port, host) ?? err));
     probe.listen(port, host, () => probe.close(() => resolve()));
   });
 
@@ -29,10 +49,7 @@ async function listen(services: AppServices): Promise<RunningServer> {
     return await startServer(services);
   } catch (err) {
     if (err instanceof AlreadyServingError) throw new UsageError(err.message);
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new UsageError(`port ${services.config.port} on ${services.config.host} is already in use (is hourbook running? set PORT to serve on another)`);
-    }
-    throw err;
+    throw listenProblem(err, services.config.port, services.config.host) ?? err;
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createReadStream, mkdirSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +15,7 @@ import { downloadSnapshot, NodeRequestError, OPERATION_HEADER, PAGE_SIZE_HEADER,
 import { applyChangedPages, sendChangedPages } from './page-diff.ts';
 import { preparedCopyName, type PreparedCopies } from './prepared-copies.ts';
 import type { Readiness } from './readiness.ts';
+import { privateDir } from '../workspaces/registry.ts';
 
 /**
  * The admin endpoints of one hourbook process, under `/_cluster`: status, pausing a workspace's
@@ -172,7 +173,7 @@ async function cutOffQuietly(res: Response, services: AppServices, subdomain: st
 
 /** Where a source copies a file it cannot freeze, for the time of one transfer. */
 function scratchFile(dataDir: string, subdomain: string): string {
-  mkdirSync(transferDir(dataDir), { recursive: true });
+  privateDir(transferDir(dataDir));
   return join(transferDir(dataDir), `${subdomain}-out-${randomUUID()}.sqlite`);
 }
 
@@ -242,7 +243,7 @@ function targetRoutes(router: Router, services: AppServices, prepared: PreparedC
     const subdomain = workspaceOf(services, req, true);
     const { from, source } = sourceNode(services, req);
     if (registry.exists(subdomain)) throw workspaceExists(subdomain);
-    mkdirSync(transferDir(config.dataDir), { recursive: true });
+    privateDir(transferDir(config.dataDir));
     const file = join(transferDir(config.dataDir), preparedCopyName(subdomain));
     try {
       const received = await downloadSnapshot(source, subdomain, file).catch((err: unknown) => Promise.reject(relayed(err)));

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { copyFile, open, truncate } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
@@ -447,29 +447,35 @@ export interface BackupManifest {
 
 /**
  * Copies one workspace file to `target` and proves the copy: integrity_check must answer `ok`,
- * else the copy is deleted and the backup fails. Returns the manifest entry.
+ * else the copy is deleted and this throws (a one-line reason). Returns the manifest entry.
  */
 export async function backupFile(subdomain: string, source: string, target: string, now: () => Date): Promise<BackupEntry> {
   await copyConsistent(source, target);
-  const copiedAt = now().toISOString();
-  // Written to disk while it is read back: the check and the hash read it from the page cache.
-  const [{ check, sha256 }] = await Promise.all([checkedAndHashed(target), syncFile(target)]);
-  if (check instanceof Error || !isHealthy(check)) {
-    rmSync(target, { force: true });
-    throw new Error(`the copy of ${subdomain} failed its integrity check: ${check instanceof Error ? check.message : check.integrity.slice(0, 3).join('; ')}`);
+  try {
+    // The copy holds every record, password and key hash: its owner's only, whatever the umask
+    // (copyFile gives it the workspace file's mode, often 0644).
+    chmodSync(target, 0o600);
+    const copiedAt = now().toISOString();
+    // Written to disk while it is read back: the check and the hash read it from the page cache.
+    const [{ check, sha256 }] = await Promise.all([checkedAndHashed(target), syncFile(target)]);
+    if (check instanceof Error || !isHealthy(check)) throw new Error(`its copy fails its integrity check: ${damageOf(check)}`);
+    return {
+      subdomain,
+      file: target.split(/[\\/]/).at(-1) ?? target,
+      bytes: statSync(target).size,
+      sha256,
+      schema_version: check.schema.version,
+      integrity: 'ok',
+      copied_at: copiedAt,
+    };
+  } catch (err) {
+    removeDatabaseFiles(target);
+    throw err;
   }
-  return {
-    subdomain,
-    file: target.split(/[\\/]/).at(-1) ?? target,
-    bytes: statSync(target).size,
-    sha256,
-    schema_version: check.schema.version,
-    integrity: 'ok',
-    copied_at: copiedAt,
-  };
 }
 
-const fsyncPath = (path: string) => {
+/** Flushes a file, or a directory's entries (a file created, renamed or deleted in it), to disk. */
+export const fsyncPath = (path: string) => {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Checkpointer } from './checkpointer.ts';
 import { AppError } from '../errors.ts';
 import { WorkspaceGate, type Hold } from './gate.ts';
 import { WorkspaceHandle, type OpenOptions } from './handle.ts';
 import { isValidSubdomain } from './host.ts';
+import { isRunning } from './processes.ts';
 
 export interface RegistryOptions extends OpenOptions {
   dataDir: string;
@@ -70,10 +71,48 @@ export class WorkspaceRegistry {
     return this.add(new WorkspaceHandle(subdomain, file, this.opts));
   }
 
-  /** Creates the workspace file (migrated, empty). The caller seeds its first rows. */
-  create(subdomain: string): WorkspaceHandle {
-    if (this.exists(subdomain)) throw new Error(`workspace ${subdomain} already exists`);
-    return this.add(new WorkspaceHandle(subdomain, this.fileFor(subdomain), this.opts));
+  /**
+   * Creates a workspace file and has `seed` write its first rows; returns what `seed` returns. The
+   * file is built under a hidden name (`.<subdomain>.sqlite.new-<pid>`, which neither `list` nor
+   * `exists` sees), closed, flushed to disk, and only then linked into place: a crash (kill -9) at
+   * any point leaves either no workspace or the whole one, never a file without its rows. Linking,
+   * unlike a rename, fails when another process created the workspace meanwhile.
+   */
+  create<T>(subdomain: string, seed: (handle: WorkspaceHandle) => T): T {
+    const taken = () => new AppError('conflict', 'workspace_exists', `The workspace ${subdomain} already exists`);
+    if (this.exists(subdomain)) throw taken();
+    const file = this.fileFor(subdomain);
+    removeAbandonedBuilds(this.opts.dataDir, subdomain);
+    const building = buildingName(this.opts.dataDir, subdomain, process.pid);
+    try {
+      const handle = new WorkspaceHandle(subdomain, building, this.opts);
+      let seeded: T;
+      try {
+        seeded = seed(handle);
+      } finally {
+        // Folds the WAL into the file and deletes it: the file is then all there is to move.
+        handle.close();
+      }
+      // Nothing else has the file open, so the close's checkpoint cannot be refused; were a WAL
+      // left all the same, the file linked into place would lack its rows.
+      if (existsSync(`${building}-wal`) && statSync(`${building}-wal`).size > 0) throw new Error(`the new file of ${subdomain} kept a WAL at close; nothing was created`);
+      // Its owner's alone, as the data directory is; the WAL and -shm SQLite makes take this mode.
+      chmodSync(building, 0o600);
+      fsyncPath(building);
+      // A WAL left by a file deleted half-way would be replayed over the new file when it is opened.
+      if (!existsSync(file)) for (const suffix of ['-wal', '-shm']) rmSync(file + suffix, { force: true });
+      try {
+        linkSync(building, file);
+      } catch (err) {
+        // Another process created the same workspace meanwhile: its file stays, ours goes.
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw taken();
+        throw err;
+      }
+      fsyncPath(this.opts.dataDir);
+      return seeded;
+    } finally {
+      removeWorkspaceFiles(building);
+    }
   }
 
   /** Marks a handle busy for the duration of `fn` (sync or async), so eviction leaves it open. */
@@ -85,14 +124,6 @@ export class WorkspaceRegistry {
       handle.users--;
       this.evict();
     }
-  }
-
-  /** Closes and deletes a workspace file (used to undo a creation that failed part-way). */
-  discard(subdomain: string): void {
-    const handle = this.open.get(subdomain);
-    handle?.close();
-    this.open.delete(subdomain);
-    removeWorkspaceFiles(this.fileFor(subdomain));
   }
 
   /**
@@ -129,14 +160,8 @@ export class WorkspaceRegistry {
   retire(subdomain: string, operation?: string | null, now = new Date()): string {
     if (operation !== undefined) this.gate.checkHeldBy(subdomain, operation);
     if (this.gate.state(subdomain)?.hold !== 'all') throw new AppError('conflict', 'workspace_not_handed_over', `${subdomain} must be handed over before it is retired`);
-    const dir = join(this.opts.dataDir, 'retired');
-    mkdirSync(dir, { recursive: true });
-    const target = join(dir, `${subdomain}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.sqlite`);
-    // The WAL goes along: a checkpoint at close may have been refused (a reader in another process).
-    const file = this.fileFor(subdomain);
-    if (existsSync(`${file}-wal`)) renameSync(`${file}-wal`, `${target}-wal`);
-    renameSync(file, target);
-    rmSync(`${file}-shm`, { force: true });
+    const target = retireFile(this.opts.dataDir, this.fileFor(subdomain), subdomain, now);
+    rmSync(`${this.fileFor(subdomain)}-shm`, { force: true });
     // The hold stays, so stray requests get 503 `workspace_moved`, but its operation is over.
     this.gate.disown(subdomain);
     return target;
@@ -187,5 +212,74 @@ export class WorkspaceRegistry {
 }
 
 const removeWorkspaceFiles = (file: string) => {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(file + suffix, { force: true });
 };
+
+const fsyncPath = (path: string) => {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** Where `create` builds a workspace's file before it is complete: hidden, not a workspace name. */
+const buildingName = (dataDir: string, subdomain: string, pid: number) => join(dataDir, `.${subdomain}.sqlite.new-${pid}`);
+
+/** Deletes the half-built files of creates of this workspace whose process died (kill -9, power loss). */
+function removeAbandonedBuilds(dataDir: string, subdomain: string): void {
+  const prefix = `.${subdomain}.sqlite.new-`;
+  for (const name of readdirSync(dataDir)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number.parseInt(name.slice(prefix.length), 10);
+    if (pid === process.pid || !isRunning(pid)) rmSync(join(dataDir, name), { force: true });
+  }
+}
+
+/**
+ * A directory only its owner may enter (`retired/`, `.transfer/`: copies of whole workspaces), made
+ * with mode 0700 whatever the umask. One that exists keeps its mode: the operator may have chosen it.
+ */
+export function privateDir(dir: string): string {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(dir, 0o700);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return dir;
+}
+
+/** A UTC time as it appears in file names: sortable, `20261118T100000Z`. */
+export const stampOf = (at: Date) => at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+/**
+ * Moves a workspace file (with its WAL) into `DATA_DIR/retired/` as `<name>-<UTC time>.sqlite`,
+ * mode 0600, and returns its new path. A retired copy is never overwritten: the name is claimed
+ * with O_EXCL first, and when a copy of the same second holds it (two restores within a second),
+ * the next free `-2`, `-3`, … is taken. Each retired copy may be the only one of someone's data.
+ */
+export function retireFile(dataDir: string, file: string, name: string, at: Date): string {
+  const dir = privateDir(join(dataDir, 'retired'));
+  const stamp = stampOf(at);
+  let target = '';
+  for (let n = 1; !target; n++) {
+    const candidate = join(dir, `${name}-${stamp}${n === 1 ? '' : `-${n}`}.sqlite`);
+    try {
+      closeSync(openSync(candidate, 'wx', 0o600));
+      target = candidate;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  // The WAL goes along: a checkpoint at close may have been refused (a reader in another process).
+  // Its name follows the claimed one, so it cannot be another copy's either.
+  if (existsSync(`${file}-wal`)) {
+    renameSync(`${file}-wal`, `${target}-wal`);
+    chmodSync(`${target}-wal`, 0o600);
+  }
+  renameSync(file, target);
+  chmodSync(target, 0o600);
+  return target;
+}

@@ -5,6 +5,7 @@ import { isValidSubdomain } from '../../workspaces/host.ts';
 import { createApiKey } from '../../workspaces/keys.ts';
 import type { WorkspaceRegistry } from '../../workspaces/registry.ts';
 import { email, timeZone } from '../fields.ts';
+import { describeWorkspace } from './describe.ts';
 import { BUILT_IN_ROLES } from '../roles.ts';
 import { insertTeamMember } from '../team-members/create.ts';
 import type { TeamMemberRecord } from '../team-members/schemas.ts';
@@ -24,8 +25,9 @@ interface ProvisionedWorkspace {
 }
 
 /**
- * Creates a workspace file with its row, the built-in roles, its Owner and a first API key. If any
- * step fails the file is removed, so a workspace either exists whole or not at all.
+ * Creates a workspace file with its row, the built-in roles, its Owner and a first API key. The
+ * registry builds the file out of sight and puts it in place only once these rows are committed,
+ * so a workspace either exists whole or not at all, even when the process is killed half-way.
  */
 export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorkspace, now: Date): ProvisionedWorkspace {
   if (!isValidSubdomain(input.subdomain)) {
@@ -39,12 +41,9 @@ export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorksp
   if (!ownerEmail.success) throw invalidField('owner.email', 'must be a valid e-mail address');
   const zone = timeZone.safeParse(input.timeZone);
   if (!zone.success) throw invalidField('time_zone', `"${input.timeZone}" is not an IANA time zone`);
-  if (registry.exists(input.subdomain)) {
-    throw new AppError('conflict', 'workspace_exists', `The workspace ${input.subdomain} already exists`);
-  }
-  const handle = registry.create(input.subdomain);
-  try {
-    return handle.db.transaction((tx) => {
+  if (registry.exists(input.subdomain)) throw workspaceExists(registry, input.subdomain);
+  return registry.create(input.subdomain, (handle) =>
+    handle.db.transaction((tx) => {
       const at = now.toISOString();
       tx.insert(workspace)
         .values({ id: randomUUID(), subdomain: input.subdomain, name: input.name ?? input.subdomain, timeZone: zone.data, createdAt: at, updatedAt: at })
@@ -60,9 +59,13 @@ export function provisionWorkspace(registry: WorkspaceRegistry, input: NewWorksp
       );
       const key = createApiKey(tx, { label: 'owner', now });
       return { subdomain: input.subdomain, apiKey: key.apiKey, keyId: key.id, owner };
-    });
-  } catch (err) {
-    registry.discard(input.subdomain);
-    throw err;
-  }
+    }),
+  );
+}
+
+/** The refusal for a taken name; it says so when what takes it is a file that is no whole workspace. */
+function workspaceExists(registry: WorkspaceRegistry, subdomain: string): AppError {
+  const found = describeWorkspace(registry.fileFor(subdomain), subdomain);
+  const problem = 'problem' in found ? `, but its file ${registry.fileFor(subdomain)} ${found.problem}` : '';
+  return new AppError('conflict', 'workspace_exists', `The workspace ${subdomain} already exists${problem}`);
 }
