@@ -93,6 +93,9 @@ describe('editing a draft (invoices.update)', () => {
     expect(moved.invoice).toMatchObject({ issue_date: '2026-11-10', due_date: '2026-11-24', number: 'LC-RENAMED', include_payment_link: true, total: 55 });
     const period = await ws.caller.invoices.update({ email, invoice_id: inv.id, due_date_period: 30 });
     expect(period.invoice).toMatchObject({ due_date: '2026-12-10', due_date_period: 30 });
+    // A due date given outright wins over terms sent with it, and the terms are not kept.
+    const both = await ws.caller.invoices.update({ email, invoice_id: inv.id, due_date: '2026-12-31', due_date_period: 5 });
+    expect(both.invoice).toMatchObject({ due_date: '2026-12-31', due_date_period: null });
     expect(await code(ws.caller.invoices.update({ email, invoice_id: inv.id, due_date: '2026-11-01' }))).toBe('validation_failed');
     // terms that would run past 9999-12-31 name the input that asked for them
     const past = await ws.caller.invoices.update({ email, invoice_id: inv.id, issue_date: '9999-12-31' }).catch((e: { cause: { details: unknown } }) => e.cause.details);

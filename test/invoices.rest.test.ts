@@ -100,6 +100,7 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
       [{ issue_date: '11/01/2026', due_date: '11/15/2026' }, '2026-11-01', '2026-11-15'],
       [{ issue_date: '2026-11-01', due_date: '2026-11-15' }, '2026-11-01', '2026-11-15'],
       [{ issue_date: '11/01/2026', due_date_period: 10 }, '2026-11-01', '2026-11-11'],
+      [{ issue_date: '11/01/2026', due_date: '12/31/2026', due_date_period: 5 }, '2026-11-01', '2026-12-31'],
       [{ issue_date: '11/01/2026' }, '2026-11-01', '2026-12-01'],
       [{}, '2026-11-18', '2026-12-18'],
     ])('%j → %s .. %s', async (dates, issue, due) => {
@@ -108,6 +109,9 @@ describe('POST /api/external/v2/clients/{client_id}/invoices', () => {
       expect(res.status).toBe(201);
       expect(res.body.invoice.issue_date).toBe(issue);
       expect(res.body.invoice.due_date).toBe(due);
+      // Terms are kept only when they set the due date.
+      const stored = await env.alpha.caller.invoices.get({ invoice_id: res.body.invoice.id });
+      expect(stored.invoice.due_date_period).toBe('due_date' in dates ? null : ((dates as { due_date_period?: number }).due_date_period ?? null));
     });
 
     it("falls back to the client's default_invoice_due_in_days", async () => {

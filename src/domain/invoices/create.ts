@@ -41,7 +41,8 @@ function invoiceRow(scope: ActorScope, input: CreateInput, client: ClientRow, pr
     status: sendEmail ? 'sending' : 'draft',
     currency: client.currency,
     ...dates,
-    dueDatePeriod: input.due_date_period ?? null,
+    // The payment terms in days, when they set the due date; a due date given outright wins over them.
+    dueDatePeriod: input.due_date === undefined ? (input.due_date_period ?? null) : null,
     interval: input.interval ?? null,
     notes: input.notes ?? '',
     subtotalMinor: priced.subtotalMinor,

@@ -110,7 +110,8 @@ function datesOf(row: InvoiceRow, input: UpdateInput) {
         ? dueDateAfter(issueDate, terms, 'issue_date')
         : row.dueDate);
   if (dueDate < issueDate) throw invalidField('due_date', `must not be before the issue date ${issueDate}`);
-  const dueDatePeriod = input.due_date_period ?? (input.due_date !== undefined ? null : row.dueDatePeriod);
+  // A due date given outright wins over payment terms given with it, as it does for the date itself.
+  const dueDatePeriod = input.due_date !== undefined ? null : (input.due_date_period ?? row.dueDatePeriod);
   return { issueDate, dueDate, dueDatePeriod };
 }
 
