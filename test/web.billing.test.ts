@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeEntries } from '../src/db/schema/index.ts';
+import { outbox, timeEntries } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
@@ -348,6 +348,38 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await section.getByText('Off', { exact: true }).waitFor();
     await section.getByRole('button', { name: 'Remove' }).click();
     await owner.getByText('No endpoints yet.', { exact: false }).waitFor();
+  });
+
+  it("says of each message why it has not gone: retrying only while it is pending, else cancelled or given up", async () => {
+    const db = services.registry.get('bill')!.db;
+    const at = new Date().toISOString();
+    // Messages in each state, the pending one not due for a year, so the running outbox leaves them be.
+    const message = (to: string, status: 'pending' | 'failed', lastError: string) => ({
+      id: crypto.randomUUID(),
+      kind: 'invoice_reminder',
+      invoiceId: ids.partial,
+      toAddress: to,
+      subject: 'Reminder',
+      text: 'Reminder',
+      status,
+      attempts: 1,
+      nextAttemptAt: '2099-01-01T00:00:00.000Z',
+      lastError,
+      messageId: `<${crypto.randomUUID()}@bill.test>`,
+      createdAt: at,
+    });
+    db.insert(outbox)
+      .values([
+        message('later@nordlicht.test', 'pending', '421 try again later'),
+        message('void@nordlicht.test', 'failed', 'cancelled: the invoice was voided before delivery'),
+        message('nobody@nordlicht.test', 'failed', '550 no such user'),
+      ])
+      .run();
+    await owner.goto(app(`/invoicing/${ids.partial}`));
+    const note = (to: string) => owner.getByRole('row', { name: new RegExp(to) }).locator('td').last().textContent();
+    await expect.poll(() => note('later@nordlicht.test')).toBe('Retrying: 421 try again later');
+    expect(await note('void@nordlicht.test')).toBe('Cancelled: the invoice was voided before delivery');
+    expect(await note('nobody@nordlicht.test')).toBe('Gave up: 550 no such user');
   });
 
   it('a Member can open none of these pages nor call their procedures', async () => {

@@ -33,6 +33,21 @@ function download(pdf: { filename: string; base64: string }) {
 
 const ISSUED_UNPAID = ['sending', 'sent', 'partially_paid'];
 const methodName = (m: string) => PAYMENT_METHODS.find(([v]) => v === m)?.[1] ?? m;
+/** The server's prefix of a message it cancelled (docs/invoices.md, Mail). */
+const CANCELLED = 'cancelled:';
+
+/**
+ * When a message went, or why it has not: only a pending one is retried; a failed one was cancelled
+ * (the invoice voided, the recipient deleted, …) or given up after its last attempt.
+ */
+function deliveryNote(d: { status: string; sent_at: string | null; last_error: string | null }): string {
+  if (d.sent_at) return formatDateTime(d.sent_at);
+  if (!d.last_error) return '—';
+  if (d.status === 'pending') return `Retrying: ${d.last_error}`;
+  if (d.last_error.startsWith(CANCELLED)) return `Cancelled: ${d.last_error.slice(CANCELLED.length).trim()}`;
+  return `Gave up: ${d.last_error}`;
+}
+
 const docName = (i: { kind: string; number: string }) => `${i.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${i.number}`;
 
 /** What the actions bar does itself (the dialogs are the page's): download the PDF, mark as sent, delete a draft. */
@@ -291,7 +306,7 @@ export function InvoicePage() {
             columns={[
               { header: 'To', cell: (d) => (d.to_name ? `${d.to_name} <${d.to_address}>` : d.to_address), className: 'wrap' },
               { header: 'Status', cell: (d) => <Badge status={d.status} /> },
-              { header: 'Sent', cell: (d) => (d.sent_at ? formatDateTime(d.sent_at) : d.last_error ? `Retrying: ${d.last_error}` : '—') },
+              { header: 'Sent', cell: deliveryNote },
             ]}
           />
         ) : (
