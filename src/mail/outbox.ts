@@ -4,7 +4,7 @@ import { outbox } from '../db/schema/index.ts';
 import type { Scope } from '../domain/scope.ts';
 
 export interface OutgoingMail {
-  /** `invoice`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`. */
+  /** `invoice`, `invoice_resend`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`, `invite`, `password_reset`, `webhook_disabled`. */
   kind: string;
   to: { address: string; name?: string | null };
   replyTo?: string | null;

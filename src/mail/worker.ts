@@ -1,10 +1,10 @@
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type Mail from 'nodemailer/lib/mailer';
-import type { Database } from '../db/index.ts';
+import type { Database, Db } from '../db/index.ts';
 import { outbox, recipients } from '../db/schema/index.ts';
 import { invoicePdf } from '../domain/invoices/pdf.ts';
 import { findInvoice } from '../domain/invoices/queries.ts';
-import { CANCELLED_PREFIX, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
+import { CANCELLED_PREFIX, CLIENT_INVOICE_KINDS, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
 import type { Scope } from '../domain/scope.ts';
 import { readIdentity } from '../domain/workspace/identity.ts';
 import { invoicePdfFileName } from '../pdf/invoice.ts';
@@ -14,8 +14,20 @@ import { createMailTransport, type MailTransport } from './transport.ts';
 
 /** After this many failed attempts a message is `failed` for good (about 4 hours of retrying). */
 export const MAX_ATTEMPTS = 8;
-/** A claim older than this is considered abandoned (the worker died) and is taken over. */
-export const LEASE_MS = 10 * 60_000;
+/**
+ * One delivery attempt (rendering, then sending) is abandoned after this: room for connecting, the
+ * greeting and the full 10-minute wait for the reply to the end of DATA (SMTP_TIMEOUTS), plus
+ * minutes for the rest, which normally takes seconds. It bounds an attempt, so the lease can be longer.
+ */
+export const ATTEMPT_MS = 15 * 60_000;
+/**
+ * A claim older than this was abandoned (its worker died mid-attempt) and is taken over. Longer than
+ * any attempt (ATTEMPT_MS), so a send still waiting for the server's answer is never taken over and
+ * sent a second time.
+ */
+export const LEASE_MS = 20 * 60_000;
+/** last_error of a message whose attempt never reported back (the process was killed, say). */
+export const INTERRUPTED = 'delivery interrupted';
 /** Messages delivered per workspace and pass, so one busy workspace cannot starve the others. */
 const PER_PASS = 200;
 /** Messages addressed to a client recipient: not delivered once that recipient is deleted. */
@@ -29,6 +41,8 @@ type OutboxRow = typeof outbox.$inferSelect;
 /**
  * Claims one due message: pending, due, and not claimed by a live worker. The claim is a single
  * conditional UPDATE, so two workers (or two processes on one file) can never hold the same message.
+ * Taking over an expired claim counts the attempt that never reported back, so a message that
+ * kills or hangs every worker fails for good after MAX_ATTEMPTS instead of being taken over forever.
  */
 function claimOne(db: Database, now: Date): OutboxRow | null {
   const at = now.toISOString();
@@ -40,10 +54,20 @@ function claimOne(db: Database, now: Date): OutboxRow | null {
         lte(outbox.nextAttemptAt, at),
         or(isNull(outbox.claimedAt), lte(outbox.claimedAt, staleBefore)),
       );
-      const row = tx.select().from(outbox).where(due).orderBy(outbox.nextAttemptAt, outbox.createdAt).limit(1).get();
-      if (!row) return null;
-      const changed = tx.update(outbox).set({ claimedAt: at }).where(and(eq(outbox.id, row.id), due)).run().changes;
-      return changed === 1 ? { ...row, claimedAt: at } : null;
+      for (;;) {
+        const row = tx.select().from(outbox).where(due).orderBy(outbox.nextAttemptAt, outbox.createdAt).limit(1).get();
+        if (!row) return null;
+        const interrupted = row.claimedAt !== null;
+        const attempts = row.attempts + (interrupted ? 1 : 0);
+        if (interrupted && attempts >= MAX_ATTEMPTS) {
+          // Like any final failure it leaves the invoice `sending` (nothing to settle).
+          tx.update(outbox).set({ status: 'failed', attempts, claimedAt: null, lastError: INTERRUPTED }).where(eq(outbox.id, row.id)).run();
+          continue;
+        }
+        const claim = { claimedAt: at, attempts, ...(interrupted && { lastError: INTERRUPTED }) };
+        const changed = tx.update(outbox).set(claim).where(and(eq(outbox.id, row.id), due)).run().changes;
+        return changed === 1 ? { ...row, ...claim } : null;
+      }
     },
     { behavior: 'immediate' },
   );
@@ -90,20 +114,54 @@ function recordSent(scope: Scope, row: OutboxRow): void {
 }
 
 /**
- * A client message whose recipient was deleted after it was queued is not delivered (docs/design.md §5:
- * a deleted recipient gets no mail): it is cancelled, and the invoice settles on the rest.
+ * Whether a client message of the sending that queued this copy (same invoice, same transaction,
+ * hence the same created_at) was delivered, or is still pending to a live recipient.
  */
-function cancelIfRecipientGone(scope: Scope, row: OutboxRow): boolean {
-  if (!row.recipientId || !RECIPIENT_KINDS.includes(row.kind)) return false;
+function copyHasClientMessage(tx: Db, copy: OutboxRow): boolean {
+  const live = or(isNull(outbox.recipientId), eq(recipients.deleted, false));
+  const sibling = tx
+    .select({ id: outbox.id })
+    .from(outbox)
+    .leftJoin(recipients, eq(recipients.id, outbox.recipientId))
+    .where(
+      and(
+        eq(outbox.invoiceId, copy.invoiceId!),
+        inArray(outbox.kind, CLIENT_INVOICE_KINDS),
+        eq(outbox.createdAt, copy.createdAt),
+        or(eq(outbox.status, 'sent'), and(eq(outbox.status, 'pending'), live)),
+      ),
+    )
+    .limit(1)
+    .get();
+  return sibling !== undefined;
+}
+
+/**
+ * Why a claimed message is no longer to be delivered, or null. A client message whose recipient
+ * was deleted after it was queued (docs/design.md §5: a deleted recipient gets no mail). The
+ * sender's copy when no client message of its sending reached or can still reach the client: it
+ * says "your copy of the e-mail sent to the client".
+ */
+function cancellationReason(tx: Db, row: OutboxRow): string | null {
+  if (row.recipientId && RECIPIENT_KINDS.includes(row.kind)) {
+    const recipient = tx.select({ deleted: recipients.deleted }).from(recipients).where(eq(recipients.id, row.recipientId)).get();
+    return recipient && !recipient.deleted ? null : 'the recipient was deleted before delivery';
+  }
+  if (row.kind === 'invoice_copy' && row.invoiceId && !copyHasClientMessage(tx, row)) return 'no client message was delivered';
+  return null;
+}
+
+/** Cancels a claimed message that is no longer to be delivered (above); the invoice settles on the rest. */
+function cancelIfUnwanted(scope: Scope, row: OutboxRow): boolean {
   return scope.write((tx) => {
-      const recipient = tx.select({ deleted: recipients.deleted }).from(recipients).where(eq(recipients.id, row.recipientId!)).get();
-      if (recipient && !recipient.deleted) return false;
-      tx.update(outbox)
-        .set({ status: 'failed', lastError: `${CANCELLED_PREFIX} the recipient was deleted before delivery`, claimedAt: null })
-        .where(eq(outbox.id, row.id))
-        .run();
-      if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
-      return true;
+    const reason = cancellationReason(tx, row);
+    if (!reason) return false;
+    tx.update(outbox)
+      .set({ status: 'failed', lastError: `${CANCELLED_PREFIX} ${reason}`, claimedAt: null })
+      .where(eq(outbox.id, row.id))
+      .run();
+    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
+    return true;
   });
 }
 
@@ -136,7 +194,7 @@ interface DeliveryResult {
   sent: number;
   retried: number;
   failed: number;
-  /** Not delivered because the recipient was deleted after the message was queued. */
+  /** Not delivered: the recipient was deleted, or a copy's client messages were all cancelled. */
   cancelled: number;
   /** The pass stopped at its size limit with messages possibly still due: run another at once. */
   more: boolean;
@@ -170,6 +228,18 @@ async function composeMessage(scope: Scope, mailFrom: string, row: OutboxRow): P
 }
 
 /**
+ * Runs `attempt` until it settles or `deadline` aborts, whichever comes first. The transport gets the
+ * signal too and closes its connection; work that cannot be stopped (a hung render) is left behind.
+ */
+function withinDeadline(deadline: AbortSignal, attempt: Promise<void>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abandon = () => reject(new Error(`delivery attempt abandoned after ${ATTEMPT_MS / 60_000} minutes`));
+    deadline.addEventListener('abort', abandon, { once: true });
+    attempt.then(resolve, reject).finally(() => deadline.removeEventListener('abort', abandon));
+  });
+}
+
+/**
  * One pass of the outbox worker over one workspace: claim a due message, deliver it, record the
  * outcome, repeat. The database is updated right after each successful send, so a message is
  * delivered again only if the process dies between the server's acceptance and that write
@@ -192,14 +262,15 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
       const row = claimOne(db, services.clock());
       if (!row) break;
       await handle.commits.synced();
-      if (runInScope(services, handle, (scope) => cancelIfRecipientGone(scope, row))) {
+      if (runInScope(services, handle, (scope) => cancelIfUnwanted(scope, row))) {
         result.cancelled++;
         continue;
       }
       try {
-        const message = await composeMessage(scope, services.config.mailFrom, row);
         own ??= transport ? null : createMailTransport(services.config, handle.subdomain);
-        await (transport ?? own!).send(message, row.id);
+        const via = transport ?? own!;
+        const deadline = AbortSignal.timeout(ATTEMPT_MS);
+        await withinDeadline(deadline, composeMessage(scope, services.config.mailFrom, row).then((message) => via.send(message, row.id, deadline)));
       } catch (err) {
         const outcome = recordFailure(db, row, err, services.clock());
         result[outcome === 'failed' ? 'failed' : outcome === 'retry' ? 'retried' : 'cancelled']++;

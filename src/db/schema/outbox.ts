@@ -11,7 +11,7 @@ export const outbox = sqliteTable(
   'outbox',
   {
     id: id(),
-    /** What the message is: `invoice`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`. */
+    /** What the message is: `invoice`, `invoice_resend`, `invoice_copy`, `invoice_reminder`, `approval_request`, `approval_digest`, `invite`, `password_reset`, `webhook_disabled`. */
     kind: text('kind').notNull(),
     invoiceId: text('invoice_id'),
     /** The client recipient a message is for; a recipient deleted before delivery gets nothing. */

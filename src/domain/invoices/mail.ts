@@ -67,8 +67,8 @@ function creditedOf(tx: Db, invoice: InvoiceRow): { number: string | null; paidM
 
 /**
  * Queues the invoice (or credit note) e-mail for each recipient, greeted by name, and a copy for
- * the acting user, in the caller's transaction. `kind` `invoice` messages settle the invoice's
- * status when delivered; `invoice_resend` ones (a copy sent again later) do not.
+ * the acting user, in the caller's transaction. Delivered, `invoice` and `invoice_resend` messages
+ * alike settle a `sending` invoice (settle.ts, `CLIENT_INVOICE_KINDS`).
  */
 export function queueInvoiceMail(
   scope: Scope,

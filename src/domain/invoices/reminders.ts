@@ -5,7 +5,7 @@ import type { Scope } from '../scope.ts';
 import { addDays, daysBetween, instantAt, localDate } from '../time/calendar.ts';
 import { balanceDueMinor, balanceDueSql, OPEN_STATUSES, paidByInvoice, todayIn } from './balance.ts';
 import { mailContext, queueReminderMail, replyToFor } from './mail.ts';
-import { CANCELLED_PREFIX } from './settle.ts';
+import { CANCELLED_PREFIX, CLIENT_INVOICE_KINDS } from './settle.ts';
 
 const REMINDER_EVERY_DAYS = 7;
 /**
@@ -15,12 +15,15 @@ const REMINDER_EVERY_DAYS = 7;
  */
 export const REMINDER_QUIET_DAYS = REMINDER_EVERY_DAYS;
 
+/** The invoice's own messages to the client (its first sending, resends), as an SQL list. */
+const clientKinds = sql.raw(`(${CLIENT_INVOICE_KINDS.map((k) => `'${k}'`).join(', ')})`);
+
 /**
  * When the invoice itself last went to the client: the latest of its `sent_at` (delivered, or
  * marked sent) and the queueing of its latest invoice or resend message that was not cancelled.
  */
 const lastInvoiceMailSql = sql<string | null>`(SELECT max("o"."created_at") FROM "outbox" AS "o"
-  WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ('invoice', 'invoice_resend')
+  WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ${clientKinds}
   AND NOT ("o"."status" = 'failed' AND coalesce("o"."last_error", '') LIKE ${`${CANCELLED_PREFIX}%`}))`;
 
 /**
@@ -29,7 +32,7 @@ const lastInvoiceMailSql = sql<string | null>`(SELECT max("o"."created_at") FROM
  * before) the invoice once a mail outage ends; its delivery starts the quiet week instead.
  */
 const invoiceMailOutSql = sql`EXISTS (SELECT 1 FROM "outbox" AS "o"
-  WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ('invoice', 'invoice_resend') AND "o"."status" = 'pending')`;
+  WHERE "o"."invoice_id" = "invoices"."id" AND "o"."kind" IN ${clientKinds} AND "o"."status" = 'pending')`;
 
 const latest = (a: string | null, b: string | null) => (a === null ? b : b === null ? a : a > b ? a : b);
 

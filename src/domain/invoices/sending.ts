@@ -90,7 +90,9 @@ export function sendInvoice(scope: ActorScope, input: z.output<typeof sendInput>
 
 /**
  * `invoices.resend`: e-mails an issued invoice or credit note again to the recipients chosen (any
- * live recipients of its client), e.g. when a client lost it. Its status does not change.
+ * live recipients of its client), e.g. when a client lost it. Its status does not change here; an
+ * invoice still `sending` (its first recipient's address refused, say) settles on the resend like
+ * on its first messages: delivered to the client, it is `sent` (settleInvoiceDelivery).
  */
 export function resendInvoice(scope: ActorScope, input: z.output<typeof resendInput>): z.output<typeof sendOutput> {
   requireAdmin(scope, 'send invoices');

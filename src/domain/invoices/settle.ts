@@ -5,8 +5,14 @@ import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { summaryOf } from './summaries.ts';
 
-/** The messages whose delivery makes an invoice `sent`; reminders do not change its status. */
-export const INVOICE_SENDING_KINDS = ['invoice', 'invoice_copy'];
+/**
+ * The invoice itself as mailed to a client recipient: when it is first sent, or resent (to another
+ * recipient, say, while the first one's address is refused). Either, delivered, means the client has
+ * the invoice.
+ */
+export const CLIENT_INVOICE_KINDS = ['invoice', 'invoice_resend'];
+/** The messages whose delivery settles an invoice's status (with the sender's copy); reminders do not. */
+export const INVOICE_SENDING_KINDS = [...CLIENT_INVOICE_KINDS, 'invoice_copy'];
 /**
  * A message cancelled before delivery (invoice voided or paid, recipient deleted) is `failed` with
  * a last_error starting with this; unlike a real failure it does not hold an invoice in `sending`.
@@ -16,8 +22,8 @@ export const CANCELLED_PREFIX = 'cancelled:';
 /**
  * Called by the mail worker in the transaction that records a message's outcome: once none of an
  * invoice's messages is still open (pending, or failed for a reason other than a cancellation), a
- * `sending` invoice becomes `sent`, or `draft` again when every client message was cancelled,
- * since then the client never received it.
+ * `sending` invoice becomes `sent` when a client message (sent or resent) was delivered, or `draft`
+ * again when every client message was cancelled, since then the client never received it.
  */
 export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): void {
   const at = scope.now.toISOString();
@@ -37,7 +43,7 @@ export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): 
   const delivered = tx
     .select({ id: outbox.id })
     .from(outbox)
-    .where(and(eq(outbox.invoiceId, invoiceId), eq(outbox.kind, 'invoice'), eq(outbox.status, 'sent')))
+    .where(and(eq(outbox.invoiceId, invoiceId), inArray(outbox.kind, CLIENT_INVOICE_KINDS), eq(outbox.status, 'sent')))
     .limit(1)
     .get();
   const [settled] = tx
