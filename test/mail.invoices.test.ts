@@ -10,7 +10,7 @@ import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeClient, makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
-import { startSmtp } from './helpers/smtp.ts';
+import { startSmtp, startSmtpEnv, type Smtp } from './helpers/smtp.ts';
 import { freePort } from './helpers/ports.ts';
 
 /** An invoice with recipients, e-mailed; returns its id and the recipients. */
@@ -42,19 +42,15 @@ const invoiceStatus = (ws: TestWorkspace, id: string) => ws.handle.db.select().f
 
 describe('delivery through a real SMTP server', () => {
   let env: TestEnv;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Smtp;
+  let mail: Awaited<ReturnType<typeof startSmtpEnv>>;
   const clock = testClock();
   beforeAll(async () => {
-    smtp = await startSmtp();
-    env = await startTestEnv({ clock, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Agency <billing@agency.test>' } });
+    mail = await startSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
+    ({ env, smtp } = mail);
   });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-  });
-  afterEach(() => {
-    smtp.received.length = 0;
-  });
+  afterAll(() => mail.stop());
+  afterEach(() => mail.forget());
 
   it('delivers to each recipient and the copy, with subject, Reply-To, payment link and the PDF; then the invoice is sent', async () => {
     const inv = await sendInvoice(env.alpha, { replyTo: 'pm@agency.test', link: true });
@@ -170,7 +166,7 @@ describe('delivery through a real SMTP server', () => {
 
 describe('mail that looks sent by the agency', () => {
   let env: TestEnv;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Smtp;
   const clock = testClock('2026-11-18T10:00:00.000Z');
   /** The reminders job, then the outbox, a month on (18 December), and the clock back to the tests' day. */
   async function remindAndDeliverOn18December(): Promise<void> {
@@ -374,7 +370,7 @@ describe('mail that looks sent by the agency', () => {
 
 describe('a recipient deleted after the invoice was queued', () => {
   let env: TestEnv;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Smtp;
   beforeAll(async () => {
     smtp = await startSmtp();
     env = await startTestEnv({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
@@ -507,7 +503,7 @@ describe('without SMTP_URL', () => {
 
 describe('with the background jobs running', () => {
   let env: TestEnv;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Smtp;
   beforeAll(async () => {
     smtp = await startSmtp();
     env = await startTestEnv({ jobs: true, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });

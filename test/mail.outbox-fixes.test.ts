@@ -4,28 +4,23 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { invoices, outbox } from '../src/db/schema/index.ts';
 import { createMailTransport, SMTP_TIMEOUTS } from '../src/mail/transport.ts';
 import { ATTEMPT_MS, deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
-import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeProjectSetup, makeRecipient } from './helpers/factories.ts';
-import { startSmtp } from './helpers/smtp.ts';
+import { startSmtpEnv, type Smtp } from './helpers/smtp.ts';
 
 const refusal = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
 const toAddress = (mail: ParsedMail) => (mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined);
 
 let env: TestEnv;
-let smtp: Awaited<ReturnType<typeof startSmtp>>;
+let smtp: Smtp;
+let mail: Awaited<ReturnType<typeof startSmtpEnv>>;
 const clock = testClock();
 beforeAll(async () => {
-  smtp = await startSmtp();
-  env = await startTestEnv({ clock, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Agency <billing@agency.test>' } });
+  mail = await startSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
+  ({ env, smtp } = mail);
 });
-afterAll(async () => {
-  await env.close();
-  await smtp.close();
-});
-afterEach(() => {
-  smtp.answer = null;
-  smtp.received.length = 0;
-});
+afterAll(() => mail.stop());
+afterEach(() => mail.forget());
 
 /** An invoice e-mailed at creation (endpoint 1) to new recipients of a new client, without a PDF. */
 async function sendInvoice(ws: TestWorkspace, people: { name: string; email: string }[], opts: { copy?: boolean } = {}) {

@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import type { Clock } from '../../src/clock.ts';
+import { startTestEnv } from './env.ts';
 
 export interface Received {
   rcptTo: string[];
@@ -14,7 +16,15 @@ export interface Received {
 export type SmtpAnswer = (mail: ParsedMail) => Promise<Error | null>;
 
 /** A real SMTP server on localhost that keeps every message it accepts; `answer`, when set, decides first. */
-export async function startSmtp(port = 0): Promise<{ port: number; received: Received[]; answer: SmtpAnswer | null; close: () => Promise<void> }> {
+/** A running SMTP server of the tests: what it received, and how it answers the next message (null: accept). */
+export interface Smtp {
+  port: number;
+  received: Received[];
+  answer: SmtpAnswer | null;
+  close: () => Promise<void>;
+}
+
+export async function startSmtp(port = 0): Promise<Smtp> {
   const received: Received[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -49,4 +59,25 @@ export async function mailTo(smtp: { received: Received[] }, address: string, ti
     if (Date.now() - started > timeoutMs) throw new Error(`no mail to ${address}; got ${smtp.received.map((r) => r.rcptTo.join()).join('; ')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A test environment whose mail goes to a real SMTP server, and that server; `stop` closes both.
+ * Between tests, `forget` makes the server accept everything again and drop what it received.
+ */
+export async function startSmtpEnv(opts: { clock?: Clock; mailFrom?: string } = {}) {
+  const smtp = await startSmtp();
+  const env = await startTestEnv({ ...(opts.clock && { clock: opts.clock }), env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ...(opts.mailFrom && { MAIL_FROM: opts.mailFrom }) } });
+  return {
+    env,
+    smtp,
+    stop: async () => {
+      await env.close();
+      await smtp.close();
+    },
+    forget: () => {
+      smtp.answer = null;
+      smtp.received.length = 0;
+    },
+  };
 }
