@@ -10,7 +10,7 @@ import { runJobOnce } from '../src/jobs/runner.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeClient, makeProjectSetup, makeRecipient, makeTimeEntry } from './helpers/factories.ts';
-import { startSmtp, startSmtpEnv, type Smtp } from './helpers/smtp.ts';
+import { startSmtp, useSmtpEnv, type Smtp } from './helpers/smtp.ts';
 import { freePort } from './helpers/ports.ts';
 
 /** An invoice with recipients, e-mailed; returns its id and the recipients. */
@@ -41,26 +41,18 @@ async function sendInvoice(ws: TestWorkspace, opts: { copy?: boolean; attach?: b
 const invoiceStatus = (ws: TestWorkspace, id: string) => ws.handle.db.select().from(invoices).where(eq(invoices.id, id)).get()!.status;
 
 describe('delivery through a real SMTP server', () => {
-  let env: TestEnv;
-  let smtp: Smtp;
-  let mail: Awaited<ReturnType<typeof startSmtpEnv>>;
   const clock = testClock();
-  beforeAll(async () => {
-    mail = await startSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
-    ({ env, smtp } = mail);
-  });
-  afterAll(() => mail.stop());
-  afterEach(() => mail.forget());
+  const ctx = useSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
 
   it('delivers to each recipient and the copy, with subject, Reply-To, payment link and the PDF; then the invoice is sent', async () => {
-    const inv = await sendInvoice(env.alpha, { replyTo: 'pm@agency.test', link: true });
-    expect(invoiceStatus(env.alpha, inv.id)).toBe('sending');
-    await runJobOnce(outboxJob, env.services);
+    const inv = await sendInvoice(ctx.env.alpha, { replyTo: 'pm@agency.test', link: true });
+    expect(invoiceStatus(ctx.env.alpha, inv.id)).toBe('sending');
+    await runJobOnce(outboxJob, ctx.env.services);
 
-    expect(smtp.received).toHaveLength(3);
-    const byRcpt = new Map(smtp.received.map((r) => [r.rcptTo[0], r.mail]));
-    expect([...byRcpt.keys()].sort()).toEqual([...inv.recipients.map((r) => r.email), env.alpha.ownerEmail].sort());
-    const rows = env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
+    expect(ctx.smtp.received).toHaveLength(3);
+    const byRcpt = new Map(ctx.smtp.received.map((r) => [r.rcptTo[0], r.mail]));
+    expect([...byRcpt.keys()].sort()).toEqual([...inv.recipients.map((r) => r.email), ctx.env.alpha.ownerEmail].sort());
+    const rows = ctx.env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
     for (const r of inv.recipients) {
       const mail = byRcpt.get(r.email)!;
       expect(mail.subject).toBe('Your invoice for November');
@@ -77,12 +69,12 @@ describe('delivery through a real SMTP server', () => {
       expect(mail.attachments[0]!.content.subarray(0, 4).toString('latin1')).toBe('%PDF');
       expect(rows.find((row) => row.toAddress === r.email)!.messageId).toBe(mail.messageId);
     }
-    const copy = byRcpt.get(env.alpha.ownerEmail)!;
+    const copy = byRcpt.get(ctx.env.alpha.ownerEmail)!;
     expect(copy.subject).toBe('Copy: Your invoice for November');
     expect(copy.attachments[0]!.content.subarray(0, 4).toString('latin1')).toBe('%PDF');
 
-    expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
-    const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
+    expect(invoiceStatus(ctx.env.alpha, inv.id)).toBe('sent');
+    const deliveries = await ctx.env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(deliveries.items.map((d) => [d.status, d.attempts])).toEqual([
       ['sent', 1],
       ['sent', 1],
@@ -90,15 +82,15 @@ describe('delivery through a real SMTP server', () => {
     ]);
 
     // Another pass sends nothing again.
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received).toHaveLength(3);
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received).toHaveLength(3);
   });
 
   it('without send_me_a_copy and attach_pdf_invoice "false": recipients only, no attachment, no Reply-To', async () => {
-    const inv = await sendInvoice(env.alpha, { copy: false, attach: false });
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual(inv.recipients.map((r) => r.email).sort());
-    for (const r of smtp.received) {
+    const inv = await sendInvoice(ctx.env.alpha, { copy: false, attach: false });
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual(inv.recipients.map((r) => r.email).sort());
+    for (const r of ctx.smtp.received) {
       expect(r.mail.attachments).toHaveLength(0);
       expect(r.mail.replyTo).toBeUndefined();
       expect(r.mail.text).not.toContain('/invoices/');
@@ -106,59 +98,59 @@ describe('delivery through a real SMTP server', () => {
   });
 
   it('a message claimed by a worker that died is taken over once the lease has passed', async () => {
-    const inv = await sendInvoice(env.alpha, { copy: false });
-    env.alpha.handle.db.update(outbox).set({ claimedAt: clock().toISOString() }).where(eq(outbox.invoiceId, inv.id)).run();
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received).toHaveLength(0);
+    const inv = await sendInvoice(ctx.env.alpha, { copy: false });
+    ctx.env.alpha.handle.db.update(outbox).set({ claimedAt: clock().toISOString() }).where(eq(outbox.invoiceId, inv.id)).run();
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received).toHaveLength(0);
     clock.advance(LEASE_MS + 1);
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received).toHaveLength(2);
-    expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received).toHaveLength(2);
+    expect(invoiceStatus(ctx.env.alpha, inv.id)).toBe('sent');
   });
 
   it('two workers running at once deliver each message exactly once', async () => {
-    const invs = [await sendInvoice(env.alpha), await sendInvoice(env.alpha), await sendInvoice(env.alpha)];
-    const handle = env.alpha.handle;
-    const results = await Promise.all([deliverOutbox(handle, env.services), deliverOutbox(handle, env.services), deliverOutbox(handle, env.services)]);
+    const invs = [await sendInvoice(ctx.env.alpha), await sendInvoice(ctx.env.alpha), await sendInvoice(ctx.env.alpha)];
+    const handle = ctx.env.alpha.handle;
+    const results = await Promise.all([deliverOutbox(handle, ctx.env.services), deliverOutbox(handle, ctx.env.services), deliverOutbox(handle, ctx.env.services)]);
     expect(results.reduce((n, r) => n + r.sent, 0)).toBe(9);
-    expect(smtp.received).toHaveLength(9);
-    const ids = smtp.received.map((r) => r.mail.messageId);
+    expect(ctx.smtp.received).toHaveLength(9);
+    const ids = ctx.smtp.received.map((r) => r.mail.messageId);
     expect(new Set(ids).size).toBe(9);
-    for (const inv of invs) expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
+    for (const inv of invs) expect(invoiceStatus(ctx.env.alpha, inv.id)).toBe('sent');
   });
 
   it('a voided invoice is not delivered', async () => {
-    const inv = await sendInvoice(env.alpha);
-    await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: inv.id });
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received).toHaveLength(0);
-    const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
+    const inv = await sendInvoice(ctx.env.alpha);
+    await ctx.env.alpha.caller.invoices.void({ email: ctx.env.alpha.ownerEmail, invoice_id: inv.id });
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received).toHaveLength(0);
+    const deliveries = await ctx.env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(deliveries.items.every((d) => d.status === 'failed' && /voided/.test(d.last_error ?? ''))).toBe(true);
   });
 
   it('an invoice voided while its e-mail is being delivered, the attempt then failing, is not retried later', async () => {
-    const inv = await sendInvoice(env.alpha, { copy: false, attach: false });
+    const inv = await sendInvoice(ctx.env.alpha, { copy: false, attach: false });
     let arrived!: () => void;
     const dataArrived = new Promise<void>((resolve) => (arrived = resolve));
     let answer!: (err: Error) => void;
-    smtp.answer = () => {
+    ctx.smtp.answer = () => {
       arrived();
       return new Promise((resolve) => (answer = resolve));
     };
     try {
-      const pass = runJobOnce(outboxJob, env.services);
+      const pass = runJobOnce(outboxJob, ctx.env.services);
       await dataArrived;
-      await env.alpha.caller.invoices.void({ email: env.alpha.ownerEmail, invoice_id: inv.id });
+      await ctx.env.alpha.caller.invoices.void({ email: ctx.env.alpha.ownerEmail, invoice_id: inv.id });
       answer(Object.assign(new Error('Try again later'), { responseCode: 421 }));
       await pass;
     } finally {
-      smtp.answer = null;
+      ctx.smtp.answer = null;
     }
     // The server is well again and the retry would be due: nothing goes to the client.
     clock.advance(3_600_000);
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received).toEqual([]);
-    const deliveries = await env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received).toEqual([]);
+    const deliveries = await ctx.env.alpha.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(deliveries.items).toHaveLength(2);
     for (const d of deliveries.items) expect(d).toMatchObject({ status: 'failed', last_error: expect.stringMatching(/^cancelled: .*voided/) });
   });
@@ -369,42 +361,30 @@ describe('mail that looks sent by the agency', () => {
 });
 
 describe('a recipient deleted after the invoice was queued', () => {
-  let env: TestEnv;
-  let smtp: Smtp;
-  beforeAll(async () => {
-    smtp = await startSmtp();
-    env = await startTestEnv({ env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
-  });
-  afterAll(async () => {
-    await env.close();
-    await smtp.close();
-  });
-  afterEach(() => {
-    smtp.received.length = 0;
-  });
-  const deleteRecipient = (id: string) => env.alpha.handle.db.update(recipients).set({ deleted: true }).where(eq(recipients.id, id)).run();
+  const ctx = useSmtpEnv();
+  const deleteRecipient = (id: string) => ctx.env.alpha.handle.db.update(recipients).set({ deleted: true }).where(eq(recipients.id, id)).run();
 
   it('gets nothing; the others get theirs and the invoice still becomes sent', async () => {
-    const inv = await sendInvoice(env.alpha, { attach: false });
+    const inv = await sendInvoice(ctx.env.alpha, { attach: false });
     const [gone, kept] = inv.recipients;
     deleteRecipient(gone!.id);
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual([kept!.email, env.alpha.ownerEmail].sort());
-    const rows = env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual([kept!.email, ctx.env.alpha.ownerEmail].sort());
+    const rows = ctx.env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
     expect(rows.find((r) => r.toAddress === gone!.email)).toMatchObject({
       status: 'failed',
       recipientId: gone!.id,
       lastError: 'cancelled: the recipient was deleted before delivery',
     });
-    expect(invoiceStatus(env.alpha, inv.id)).toBe('sent');
+    expect(invoiceStatus(ctx.env.alpha, inv.id)).toBe('sent');
   });
 
   it('when every recipient is gone, nothing reaches the client and the invoice is a draft again', async () => {
-    const inv = await sendInvoice(env.alpha, { copy: false, attach: false });
+    const inv = await sendInvoice(ctx.env.alpha, { copy: false, attach: false });
     for (const r of inv.recipients) deleteRecipient(r.id);
-    await runJobOnce(outboxJob, env.services);
-    expect(smtp.received).toHaveLength(0);
-    expect(invoiceStatus(env.alpha, inv.id)).toBe('draft');
+    await runJobOnce(outboxJob, ctx.env.services);
+    expect(ctx.smtp.received).toHaveLength(0);
+    expect(invoiceStatus(ctx.env.alpha, inv.id)).toBe('draft');
   });
 });
 

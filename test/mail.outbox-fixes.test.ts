@@ -1,26 +1,18 @@
 import { eq } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { invoices, outbox } from '../src/db/schema/index.ts';
 import { createMailTransport, SMTP_TIMEOUTS } from '../src/mail/transport.ts';
 import { ATTEMPT_MS, deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
-import { testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { testClock, type TestWorkspace } from './helpers/env.ts';
 import { makeProjectSetup, makeRecipient } from './helpers/factories.ts';
-import { startSmtpEnv, type Smtp } from './helpers/smtp.ts';
+import { useSmtpEnv } from './helpers/smtp.ts';
 
 const refusal = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
 const toAddress = (mail: ParsedMail) => (mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined);
 
-let env: TestEnv;
-let smtp: Smtp;
-let mail: Awaited<ReturnType<typeof startSmtpEnv>>;
 const clock = testClock();
-beforeAll(async () => {
-  mail = await startSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
-  ({ env, smtp } = mail);
-});
-afterAll(() => mail.stop());
-afterEach(() => mail.forget());
+const ctx = useSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
 
 /** An invoice e-mailed at creation (endpoint 1) to new recipients of a new client, without a PDF. */
 async function sendInvoice(ws: TestWorkspace, people: { name: string; email: string }[], opts: { copy?: boolean } = {}) {
@@ -38,14 +30,14 @@ async function sendInvoice(ws: TestWorkspace, people: { name: string; email: str
   return { id: res.body.invoice.id as string, clientId: s.client.id, recipients: rs };
 }
 
-const invoiceRow = (id: string) => env.alpha.handle.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
-const deliver = () => deliverOutbox(env.alpha.handle, env.services);
+const invoiceRow = (id: string) => ctx.env.alpha.handle.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
+const deliver = () => deliverOutbox(ctx.env.alpha.handle, ctx.env.services);
 
 describe('an invoice resent while its first message is refused', () => {
   /** Ann's address is wrong: the server refuses it for good (550), so her message keeps retrying. */
   async function wrongAddressThenBob() {
-    const ws = env.alpha;
-    smtp.answer = async (mail) => (toAddress(mail) === 'ann@wrong.test' ? refusal(550, '5.1.1 no such user') : null);
+    const ws = ctx.env.alpha;
+    ctx.smtp.answer = async (mail) => (toAddress(mail) === 'ann@wrong.test' ? refusal(550, '5.1.1 no such user') : null);
     const inv = await sendInvoice(ws, [{ name: 'Ann', email: 'ann@wrong.test' }]);
     expect(await deliver()).toMatchObject({ sent: 0, retried: 1 });
     const bob = makeRecipient(ws.handle.db, inv.clientId, { name: 'Bob', email: 'bob@client.test' });
@@ -59,7 +51,7 @@ describe('an invoice resent while its first message is refused', () => {
     await ws.caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[0]!.id });
     clock.advance(5 * 60_000);
     expect(await deliver()).toMatchObject({ sent: 1, cancelled: 1 });
-    expect(smtp.received.map((r) => r.rcptTo)).toEqual([['bob@client.test']]);
+    expect(ctx.smtp.received.map((r) => r.rcptTo)).toEqual([['bob@client.test']]);
     expect(invoiceRow(inv.id)).toMatchObject({ status: 'sent', sentAt: clock().toISOString() });
     await expect(ws.caller.invoices.delete({ email: ws.ownerEmail, invoice_id: inv.id })).rejects.toMatchObject({ cause: { code: 'invoice_not_draft' } });
     expect(invoiceRow(inv.id).status).toBe('sent');
@@ -68,13 +60,13 @@ describe('an invoice resent while its first message is refused', () => {
   it('a resend still pending holds the invoice in sending (never a draft), and settles it when delivered', async () => {
     const { ws, inv } = await wrongAddressThenBob();
     // Bob's server is busy for now: his resend stays pending while Ann's message is cancelled.
-    smtp.answer = async (mail) => refusal(toAddress(mail) === 'ann@wrong.test' ? 550 : 421, 'not now');
+    ctx.smtp.answer = async (mail) => refusal(toAddress(mail) === 'ann@wrong.test' ? 550 : 421, 'not now');
     await ws.caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[0]!.id });
     clock.advance(5 * 60_000);
     expect(await deliver()).toMatchObject({ sent: 0, retried: 1, cancelled: 1 });
     expect(invoiceRow(inv.id)).toMatchObject({ status: 'sending', sentAt: null });
 
-    smtp.answer = null;
+    ctx.smtp.answer = null;
     clock.advance(60 * 60_000);
     expect(await deliver()).toMatchObject({ sent: 1 });
     expect(invoiceRow(inv.id)).toMatchObject({ status: 'sent', sentAt: clock().toISOString() });
@@ -92,41 +84,41 @@ describe('a slow answer to the end of DATA', () => {
   });
 
   it('given up before it comes is a message the server accepted and then gets again: the reply wait is the transport timeout', async () => {
-    const ws = env.alpha;
+    const ws = ctx.env.alpha;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let arrived = 0;
-    smtp.answer = async () => {
+    ctx.smtp.answer = async () => {
       arrived++;
       await held;
       return null;
     };
     const inv = await sendInvoice(ws, [{ name: 'Cy', email: 'cy@client.test' }]);
     // A reply wait of 300 ms stands in for the 60 s the worker used to give the server.
-    const impatient = createMailTransport(env.services.config, ws.subdomain, { ...SMTP_TIMEOUTS, replyMs: 300 });
+    const impatient = createMailTransport(ctx.env.services.config, ws.subdomain, { ...SMTP_TIMEOUTS, replyMs: 300 });
     try {
-      expect(await deliverOutbox(ws.handle, env.services, impatient)).toMatchObject({ sent: 0, retried: 1 });
+      expect(await deliverOutbox(ws.handle, ctx.env.services, impatient)).toMatchObject({ sent: 0, retried: 1 });
     } finally {
       impatient.close();
     }
     expect(arrived).toBe(1);
-    const [row] = env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
+    const [row] = ctx.env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).all();
     expect(row).toMatchObject({ status: 'pending', lastError: 'Timeout' });
     release();
-    await vi.waitFor(() => expect(smtp.received).toHaveLength(1));
+    await vi.waitFor(() => expect(ctx.smtp.received).toHaveLength(1));
     clock.advance(60_000);
     expect(await deliver()).toMatchObject({ sent: 1 });
-    expect(smtp.received.map((r) => r.mail.messageId)).toEqual([row!.messageId, row!.messageId]);
+    expect(ctx.smtp.received.map((r) => r.mail.messageId)).toEqual([row!.messageId, row!.messageId]);
   });
 
   it('a send ends when the attempt deadline (its signal) aborts', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    smtp.answer = async () => {
+    ctx.smtp.answer = async () => {
       await held;
       return refusal(421, 'too late');
     };
-    const transport = createMailTransport(env.services.config, env.alpha.subdomain);
+    const transport = createMailTransport(ctx.env.services.config, ctx.env.alpha.subdomain);
     try {
       const message = { from: 'billing@agency.test', to: 'dee@client.test', subject: 'S', text: 'T', messageId: '<deadline@agency.test>' };
       await expect(transport.send(message, 'deadline', AbortSignal.timeout(300))).rejects.toMatchObject({ name: 'AbortError' });
@@ -139,10 +131,10 @@ describe('a slow answer to the end of DATA', () => {
 
 describe('a message whose worker never reports back', () => {
   it(`counts each taken-over claim as an attempt and fails for good after ${MAX_ATTEMPTS}: "delivery interrupted"`, async () => {
-    const ws = env.alpha;
+    const ws = ctx.env.alpha;
     // The server holds every answer to the end of DATA: each worker hangs there, as one that died would.
     const releases: (() => void)[] = [];
-    smtp.answer = () => new Promise((resolve) => releases.push(() => resolve(refusal(421, 'released'))));
+    ctx.smtp.answer = () => new Promise((resolve) => releases.push(() => resolve(refusal(421, 'released'))));
     const inv = await sendInvoice(ws, [{ name: 'Eve', email: 'eve@client.test' }]);
     const passes: Promise<unknown>[] = [];
     try {
@@ -163,18 +155,18 @@ describe('a message whose worker never reports back', () => {
       await Promise.all(passes);
     }
     // The hung workers' late failures do not bring it back.
-    expect(env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).get()).toMatchObject({ status: 'failed', lastError: 'delivery interrupted' });
+    expect(ctx.env.alpha.handle.db.select().from(outbox).where(eq(outbox.invoiceId, inv.id)).get()).toMatchObject({ status: 'failed', lastError: 'delivery interrupted' });
     expect(invoiceRow(inv.id).status).toBe('sending');
   });
 });
 
 describe("the sender's copy", () => {
   it('is cancelled when every client message of its sending was cancelled; the invoice is a draft again', async () => {
-    const ws = env.alpha;
+    const ws = ctx.env.alpha;
     const inv = await sendInvoice(ws, [{ name: 'Flo', email: 'flo@client.test' }], { copy: true });
     await ws.caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[0]!.id });
     expect(await deliver()).toMatchObject({ sent: 0, cancelled: 2 });
-    expect(smtp.received).toEqual([]);
+    expect(ctx.smtp.received).toEqual([]);
     const { items } = await ws.caller.invoices.deliveries({ invoice_id: inv.id });
     expect(items.map((d) => [d.kind, d.status, d.last_error]).sort()).toEqual([
       ['invoice', 'failed', 'cancelled: the recipient was deleted before delivery'],
@@ -184,11 +176,11 @@ describe("the sender's copy", () => {
   });
 
   it('still goes out when a client message of its sending was delivered', async () => {
-    const ws = env.alpha;
+    const ws = ctx.env.alpha;
     const inv = await sendInvoice(ws, [{ name: 'Gus', email: 'gus@client.test' }, { name: 'Hal', email: 'hal@client.test' }], { copy: true });
     await ws.caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[0]!.id });
     expect(await deliver()).toMatchObject({ sent: 2, cancelled: 1 });
-    expect(smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual(['hal@client.test', ws.ownerEmail].sort());
+    expect(ctx.smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual(['hal@client.test', ws.ownerEmail].sort());
     expect(invoiceRow(inv.id).status).toBe('sent');
   });
 });

@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Clock } from '../../src/clock.ts';
-import { startTestEnv } from './env.ts';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startTestEnv, type TestEnv } from './env.ts';
 
 export interface Received {
   rcptTo: string[];
@@ -62,22 +63,31 @@ export async function mailTo(smtp: { received: Received[] }, address: string, ti
 }
 
 /**
- * A test environment whose mail goes to a real SMTP server, and that server; `stop` closes both.
- * Between tests, `forget` makes the server accept everything again and drop what it received.
+ * A test environment whose mail goes to a real SMTP server, and that server, for the tests of the
+ * file or `describe` it is called in: it registers the hooks that start them, close them, and
+ * between tests make the server accept everything again and forget what it received.
  */
-export async function startSmtpEnv(opts: { clock?: Clock; mailFrom?: string } = {}) {
-  const smtp = await startSmtp();
-  const env = await startTestEnv({ ...(opts.clock && { clock: opts.clock }), env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ...(opts.mailFrom && { MAIL_FROM: opts.mailFrom }) } });
+export function useSmtpEnv(opts: { clock?: Clock; mailFrom?: string } = {}): { readonly env: TestEnv; readonly smtp: Smtp } {
+  let env: TestEnv | undefined;
+  let smtp: Smtp | undefined;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    env = await startTestEnv({ ...(opts.clock && { clock: opts.clock }), env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ...(opts.mailFrom && { MAIL_FROM: opts.mailFrom }) } });
+  });
+  afterAll(async () => {
+    await env?.close();
+    await smtp?.close();
+  });
+  afterEach(() => {
+    smtp!.answer = null;
+    smtp!.received.length = 0;
+  });
   return {
-    env,
-    smtp,
-    stop: async () => {
-      await env.close();
-      await smtp.close();
+    get env() {
+      return env!;
     },
-    forget: () => {
-      smtp.answer = null;
-      smtp.received.length = 0;
+    get smtp() {
+      return smtp!;
     },
   };
 }
