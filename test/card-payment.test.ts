@@ -209,6 +209,16 @@ describe('POST /webhooks/stripe', () => {
     expect(listed.unapplied_card_payments).toMatchObject([{ event_id: 'evt_usd', provider_payment_id: 'cs_usd', currency: 'USD', reason: 'paid in USD, but the invoice is in EUR' }]);
   });
 
+  it('a checkout of nothing, or less, records no payment: it is kept as unapplied', async () => {
+    const inv = await sentInvoice({ currency: 'EUR' });
+    for (const [id, amount, shown] of [['zero', 0, '€0.00'], ['minus', -500, '-€5.00']] as const) {
+      const res = await deliver(completed({ eventId: `evt_${id}`, sessionId: `cs_${id}`, invoiceId: inv.id, amount, currency: 'eur' }));
+      expect(res.body).toMatchObject({ outcome: 'unapplied', reason: `the amount paid is ${shown}, not money received` });
+    }
+    expect(paymentsOf(inv.id)).toHaveLength(0);
+    expect((await ws.caller.invoices.get({ invoice_id: inv.id })).invoice.status).toBe('sent');
+  });
+
   it('paid twice at once (two sessions, concurrent webhooks): one payment, the other kept as unapplied', async () => {
     const inv = await sentInvoice({ amount: 250 });
     const a = completed({ eventId: 'evt_race_a', sessionId: 'cs_race_a', invoiceId: inv.id, amount: 25000, currency: 'eur' });

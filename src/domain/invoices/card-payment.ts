@@ -128,6 +128,8 @@ function unappliable(invoice: InvoiceRow, session: NonNullable<ProcessorEvent['s
   const currency = session.currency?.toUpperCase() ?? '';
   if (currency !== invoice.currency) return `paid in ${currency || 'an unknown currency'}, but the invoice is in ${invoice.currency}`;
   if (amountMinor === null) return `the amount ${session.amount_total ?? 'null'} is not a whole amount of ${invoice.currency}`;
+  // A payment is money received: a checkout of nothing (or less) is kept for a person to look at.
+  if (amountMinor <= 0) return `the amount paid is ${formatMoney(amountMinor, invoice.currency)}, not money received`;
   const refusal = paymentRefusal(invoice, balance);
   if (refusal) return refusal.message;
   if (amountMinor > balance) return `paid ${formatMoney(amountMinor, invoice.currency)}, more than the balance due of ${formatMoney(balance, invoice.currency)}`;
