@@ -213,6 +213,14 @@ describe('payments', () => {
     expect((await ws.caller.invoices.deletePayment({ email, payment_id: b.payment.id })).invoice).toMatchObject({ status: 'partially_paid', balance_due: 60, paid_at: null });
     expect((await ws.caller.invoices.deletePayment({ email, payment_id: a.payment.id })).invoice).toMatchObject({ status: 'sent', balance_due: 100 });
     expect(await code(ws.caller.invoices.deletePayment({ email, payment_id: a.payment.id }))).toBe('payment_not_found');
+    // An integration told of each payment is told of each deletion, with the invoice as it is now.
+    const deleted = eventTypes()
+      .filter((e) => e.type === 'payment.deleted' && JSON.stringify(e.data).includes(inv.id))
+      .map((e) => JSON.parse(e.data) as { payment: { id: string }; invoice: { status: string; balance_due: number } });
+    expect(deleted.map((d) => [d.payment.id, d.invoice.status, d.invoice.balance_due])).toEqual([
+      [b.payment.id, 'partially_paid', 60],
+      [a.payment.id, 'sent', 100],
+    ]);
   });
 
   it('deleting the payment of an invoice whose e-mail was cancelled while it was paid settles it: a draft again, not stuck in sending', async () => {

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'invoice.voided',
   'invoice.overdue',
   'payment.recorded',
+  'payment.deleted',
   'time_entry.created',
   'time_entry.updated',
   'time_entry.deleted',

@@ -162,6 +162,7 @@ export function listPayments(scope: Scope, input: z.output<typeof invoiceIdInput
  * its remaining payments (`paid` → `partially_paid` → `sent`). A card payment the processor
  * reported cannot be deleted here (refund it with the processor), nor can a payment of a void
  * invoice: voiding it said that money is to be given back, and the payment is the record of it.
+ * Event: `payment.deleted` `{payment, invoice}`.
  */
 export function deletePayment(scope: Scope, input: z.output<typeof deletePaymentInput>): z.output<typeof statusChangeOutput> {
   requireAdmin(scope, 'delete payments');
@@ -185,10 +186,12 @@ export function deletePayment(scope: Scope, input: z.output<typeof deletePayment
       .where(eq(invoices.id, invoice.id))
       .returning()
       .all();
-    if (status !== 'sending') return { invoice: summaryOf(scope, tx, updated!) };
     // Back to `sending` with its e-mail perhaps settled while it was paid (every client message
     // cancelled, say): it settles now, else nothing ever would (sent, or a draft again).
-    settleInvoiceDelivery(scope, tx, invoice.id);
-    return { invoice: summaryOf(scope, tx, findInvoice(tx, invoice.id)) };
+    if (status === 'sending') settleInvoiceDelivery(scope, tx, invoice.id);
+    const summary = summaryOf(scope, tx, status === 'sending' ? findInvoice(tx, invoice.id) : updated!);
+    // An integration that was told of the payment (and of `invoice.paid`) learns it is gone.
+    recordEvent(scope, 'payment.deleted', { payment: toPaymentRecord(payment, invoice.currency), invoice: summary });
+    return { invoice: summary };
   });
 }
