@@ -76,15 +76,17 @@ export class PageCursor {
     this.pdf.font(font).fontSize(opts.size).fillColor(opts.color ?? 'black');
     const shift = opts.baselineOf !== undefined ? (opts.baselineOf - opts.size) * ASCENT : 0;
     const pieces = visualPieces(drawn) ?? [{ text: drawn, space: false }];
-    const widths = pieces.map((p) => this.pdf.widthOfString(p.text));
+    const aligned = opts.width !== undefined && opts.align !== undefined && opts.align !== 'left';
+    // Most lines are one piece set from the left: nothing to measure.
+    const widths = pieces.length > 1 || aligned ? pieces.map((p) => this.pdf.widthOfString(p.text)) : [];
     let left = x;
-    if (opts.width !== undefined && opts.align && opts.align !== 'left') {
-      const free = opts.width - widths.reduce((sum, w) => sum + w, 0);
+    if (aligned) {
+      const free = opts.width! - widths.reduce((sum, w) => sum + w, 0);
       left += opts.align === 'right' ? free : free / 2;
     }
     pieces.forEach((piece, i) => {
       if (!piece.space) this.pdf.text(piece.text, left, y + shift, { lineBreak: false, ...(opts.link && { link: opts.link, underline: true }) });
-      left += widths[i]!;
+      left += widths[i] ?? 0;
     });
   }
 
