@@ -5,6 +5,7 @@
  * "Development" is never printed as "Developm/ent". Only what must print in full (`fitWhole`,
  * `fitUncut`) splits such a word over lines instead, after a "/" or "-" where it has one.
  */
+import { graphemesOf } from './graphemes.ts';
 
 /** How wide a string is at a font size (points); bound to one font by the caller. */
 export type Measure = (text: string, size: number) => number;
@@ -30,15 +31,13 @@ export const fits = (textWidth: number, width: number) => textWidth <= width + T
 /** The longest start of `word` that fits `width` with "…" after it. */
 export function ellipsize(word: string, width: number, size: number, measure: Measure): string {
   if (fits(measure(word, size), width)) return word;
-  const chars = [...word];
+  const chars = graphemesOf(word);
   let keep = chars.length - 1;
   while (keep > 0 && !fits(measure(chars.slice(0, keep).join('') + ELLIPSIS, size), width)) keep--;
   return keep > 0 ? chars.slice(0, keep).join('') + ELLIPSIS : ELLIPSIS;
 }
 
 const wordsOf = (paragraph: string) => paragraph.split(/[ \t]+/).filter(Boolean);
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Characters a word may break after when it must be split: "ACME/2026/" | "PROJECT-ALPHA". */
 const BREAK_AFTER = /[/\\\-\u2010\u2013\u2014_.:,;]/u;
@@ -51,7 +50,7 @@ const BREAK_AFTER = /[/\\\-\u2010\u2013\u2014_.:,;]/u;
 function pieces(word: string, width: number, size: number, measure: Measure): string[] {
   const out: string[] = [];
   let piece: string[] = [];
-  for (const { segment: char } of graphemes.segment(word)) {
+  for (const char of graphemesOf(word)) {
     if (piece.length && !fits(measure(piece.join('') + char, size), width)) {
       const cut = piece.findLastIndex((c) => BREAK_AFTER.test(c)) + 1;
       const rest = piece.slice(cut);
