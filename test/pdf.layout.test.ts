@@ -4,6 +4,7 @@ import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentContext, loadInvoiceDocument } from '../src/domain/invoices/document.ts';
+import { pdfFonts } from '../src/pdf/fonts.ts';
 import { renderInvoicePdf } from '../src/pdf/invoice.ts';
 import { scopeOf, startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
@@ -191,16 +192,70 @@ describe('right-to-left text', () => {
   });
 });
 
-describe('characters the font lacks', () => {
-  it('a Japanese description and a tax named 消費税 print as "?", no glyph is missing', async () => {
-    const ws = env.workspace('layoutjp');
+const cjkFonts = pdfFonts().fallbacks.length > 0;
+if (!cjkFonts) console.warn('pdf.layout.test.ts: skipping the test of Chinese, Japanese and Korean text: no CJK font is installed (apt-get install fonts-noto-cjk)');
+
+describe('characters DejaVu lacks', () => {
+  /** A workspace in Japanese, billing a Japanese client for work described in Japanese. */
+  async function japaneseInvoice(name: string, notes = '東京オフィスの設計 workshop') {
+    const ws = env.workspace(name);
     await ws.caller.workspace.updateIdentity({ email: ws.ownerEmail, legal_name: 'Tokyo Partners 株式会社', locale: 'ja-JP' });
     const client = makeClient(ws.handle.db, { name: '東京商事 Ltd', currency: 'JPY' });
     const inv = await createInvoice(ws, client.id, {
       tax_details: [{ name: '消費税', percentage: 10, selected: true }],
-      invoice_services: [{ notes: '東京オフィスの設計 workshop', quantity: 1, unit_amount: 12000 }],
+      invoice_services: [{ notes, quantity: 1, unit_amount: 12000 }],
     });
-    const pdf = await pdfOf(ws, inv.id, 'japanese.pdf');
+    return { ws, doc: loadInvoiceDocument(ws.handle.db, inv.id, documentContext(scopeOf(env.services, ws.handle))) };
+  }
+
+  it.skipIf(!cjkFonts)('Japanese prints in the CJK font, on the baseline of the Latin text beside it, and wraps between its characters', async () => {
+    const long = 'ウェブサイトの全面的な再設計と、新しい予約システムの開発および既存データの移行作業を行いました。来月以降の保守については別途お見積りいたします。';
+    const { doc } = await japaneseInvoice('layoutjp', long);
+    const pdf = await inspect(await renderInvoicePdf(doc), 'japanese.pdf');
+    expect(pdf.missingGlyphs).toBe(0);
+    expect(pdf.flat).toContain('Tokyo Partners 株式会社');
+    expect(pdf.flat).toContain('東京商事 Ltd');
+    // ja-JP writes yen with the full-width sign, which the CJK font has.
+    expect(pdf.flat).toContain('消費税 10% of ￥12,000 ￥1,200');
+    // The description is wrapped, whole and uncut, between characters (never before "、" or "。").
+    const description = pdf.items[0]!.filter((i) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(i.str) && i.x < 200 && !i.str.includes('株式会社') && !i.str.includes('東京商事'));
+    const lines = [...new Set(description.map((i) => i.y))].map((y) =>
+      description
+        .filter((i) => i.y === y)
+        .sort((a, b) => a.x - b.x)
+        .map((i) => i.str)
+        .join(''),
+    );
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.join('')).toBe(long);
+    expect(lines.every((l) => !/^[、。]/.test(l))).toBe(true);
+    expect(new Set(description.map((i) => i.size.toFixed(2))).size).toBe(1);
+    // "株式会社" (Noto Sans CJK) and "Tokyo Partners" (DejaVu) share one baseline.
+    const seller = pdf.items[0]!.filter((i) => i.str.includes('Tokyo') || i.str.includes('株式会社'));
+    expect(new Set(seller.map((i) => i.y.toFixed(2))).size).toBe(1);
+    // The face of the collection for a ja-JP workspace, regular and bold, embedded as subsets.
+    expect(pdf.bytes.includes('NotoSansCJKjp-Regular') || pdf.bytes.includes('DroidSansFallback')).toBe(true);
+  });
+
+  const noto = pdfFonts().fallbacks.find((f) => f.faces('en').regular.face);
+  it.skipIf(!noto)("Noto Sans CJK's face is the region of the workspace's locale", () => {
+    const face = (locale: string) => noto!.faces(locale).regular.face;
+    expect([face('ja-JP'), face('ko-KR'), face('zh-CN'), face('zh-Hans-SG'), face('zh-TW'), face('zh-Hant'), face('zh-HK'), face('en-US')]).toEqual([
+      'NotoSansCJKjp-Regular',
+      'NotoSansCJKkr-Regular',
+      'NotoSansCJKsc-Regular',
+      'NotoSansCJKsc-Regular',
+      'NotoSansCJKtc-Regular',
+      'NotoSansCJKtc-Regular',
+      'NotoSansCJKhk-Regular',
+      'NotoSansCJKjp-Regular',
+    ]);
+    expect(noto!.faces('ko').bold.face).toBe('NotoSansCJKkr-Bold');
+  });
+
+  it('without a CJK font they print as "?", no glyph is missing', async () => {
+    const { doc } = await japaneseInvoice('layoutjpq');
+    const pdf = await inspect(await renderInvoicePdf(doc, { ...pdfFonts(), fallbacks: [] }), 'japanese-without-cjk-font.pdf');
     expect(pdf.missingGlyphs).toBe(0);
     expect(pdf.flat).toContain('????????? workshop');
     expect(pdf.flat).toContain('Tokyo Partners ????');

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { wakeServer } from '../src/cli/wake-server.ts';
 import { greeted } from '../src/mail/templates/layout.ts';
 import { controlSocketPath } from '../src/ops/control-socket.ts';
-import { glyphFilter } from '../src/pdf/fonts.ts';
+import { glyphRuns } from '../src/pdf/fonts.ts';
 
 /** Small rules with no door of their own: the greeting of a message, the PDF's glyph filter, a command's wake. */
 const dir = mkdtempSync(join(tmpdir(), 'hourbook-small-'));
@@ -21,10 +21,20 @@ describe('greeted', () => {
   });
 });
 
-describe('glyphFilter', () => {
-  it('draws a tab as a space, a character the font lacks as "?", and keeps line breaks', () => {
-    const filter = glyphFilter((c) => c >= 0x20 && c < 0x7f);
-    expect(filter('a\tb\nc 消費税')).toBe('a b\nc ???');
+describe('glyphRuns', () => {
+  const ascii = (c: number) => c >= 0x20 && c < 0x7f;
+  it('draws a tab as a space, a character no font has as "?", and keeps line breaks', () => {
+    expect(glyphRuns([ascii])('a\tb\nc 消費税')).toEqual([{ text: 'a b\nc ???', font: 0 }]);
+  });
+  it('draws each character in the first font of the chain that has it, the later fonts asked only for what the earlier lack', () => {
+    const asked: number[] = [];
+    const han = (c: number) => (asked.push(c), c >= 0x4e00 && c <= 0x9fff);
+    expect(glyphRuns([ascii, han])('Tax 消費税 10%\u{1F600}')).toEqual([
+      { text: 'Tax ', font: 0 },
+      { text: '消費税', font: 1 },
+      { text: ' 10%?', font: 0 },
+    ]);
+    expect(asked.map((c) => String.fromCodePoint(c)).join('')).toBe('消費税\u{1F600}');
   });
 });
 

@@ -1,6 +1,7 @@
 import type PDFDocument from 'pdfkit';
 import { visualPieces } from './bidi.ts';
 import type { Measure } from './fit.ts';
+import type { FontName, Typesetter } from './typeset.ts';
 
 export const MARGIN = 50;
 export const GREY = '#555555';
@@ -8,7 +9,7 @@ export const LIGHT = '#888888';
 export const RULE = '#cccccc';
 export const ACCENT = '#1a4fa3';
 
-export type FontName = 'body' | 'bold';
+export type { FontName } from './typeset.ts';
 
 /**
  * Where the next thing goes on the current page, and a new page when it would not fit. Sections
@@ -20,8 +21,8 @@ export class PageCursor {
 
   constructor(
     readonly pdf: InstanceType<typeof PDFDocument>,
-    /** Text as the font can draw it: "?" for a character it has no glyph for (see fonts.ts). */
-    readonly clean: (s: string, font: FontName) => string,
+    /** Which font draws each character, and how wide text is (see typeset.ts). */
+    readonly type: Typesetter,
     /** Space kept free at the bottom of every page for the footer. */
     private readonly footerHeight: number,
   ) {}
@@ -56,7 +57,7 @@ export class PageCursor {
 
   /** A measure bound to a font, for fit.ts. */
   measure(font: FontName): Measure {
-    return (text, size) => this.pdf.font(font).fontSize(size).widthOfString(this.clean(text, font));
+    return (text, size) => this.type.width(text, font, size);
   }
 
   /**
@@ -72,20 +73,26 @@ export class PageCursor {
     opts: { font?: FontName; size: number; baselineOf?: number; color?: string; width?: number; align?: 'left' | 'right' | 'center'; link?: string },
   ): void {
     const font = opts.font ?? 'body';
-    const drawn = this.clean(text, font);
-    this.pdf.font(font).fontSize(opts.size).fillColor(opts.color ?? 'black');
-    const shift = opts.baselineOf !== undefined ? (opts.baselineOf - opts.size) * ASCENT : 0;
-    const pieces = visualPieces(drawn) ?? [{ text: drawn, space: false }];
+    this.pdf.fontSize(opts.size).fillColor(opts.color ?? 'black');
+    const top = y + (opts.baselineOf !== undefined ? (opts.baselineOf - opts.size) * ASCENT : 0);
+    const drawn = this.type.drawn(text, font);
+    // Pieces of one direction in visual order (bidi.ts), each in runs of one font (typeset.ts).
+    const runs = (visualPieces(drawn) ?? [{ text: drawn, space: false }]).flatMap((piece) =>
+      piece.space ? [{ text: piece.text, font, space: true }] : this.type.runs(piece.text, font).map((run) => ({ ...run, space: false })),
+    );
     const aligned = opts.width !== undefined && opts.align !== undefined && opts.align !== 'left';
-    // Most lines are one piece set from the left: nothing to measure.
-    const widths = pieces.length > 1 || aligned ? pieces.map((p) => this.pdf.widthOfString(p.text)) : [];
+    // Most lines are one run set from the left: nothing to measure.
+    const widths = runs.length > 1 || aligned ? runs.map((run) => this.pdf.font(run.font).widthOfString(run.text)) : [];
     let left = x;
     if (aligned) {
       const free = opts.width! - widths.reduce((sum, w) => sum + w, 0);
       left += opts.align === 'right' ? free : free / 2;
     }
-    pieces.forEach((piece, i) => {
-      if (!piece.space) this.pdf.text(piece.text, left, y + shift, { lineBreak: false, ...(opts.link && { link: opts.link, underline: true }) });
+    runs.forEach((run, i) => {
+      if (!run.space) {
+        const at = top + this.type.drop(run.font, font, opts.size);
+        this.pdf.font(run.font).text(run.text, left, at, { lineBreak: false, ...(opts.link && { link: opts.link, underline: true }) });
+      }
       left += widths[i] ?? 0;
     });
   }

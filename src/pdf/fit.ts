@@ -5,7 +5,12 @@
  * "Development" is never printed as "Developm/ent". Only what must print in full (`fitWhole`,
  * `fitUncut`) splits such a word over lines instead, after a "/" or "-" where it has one.
  */
+import type LineBreaker from 'linebreak';
+import { lazy } from '../lazy.ts';
 import { graphemesOf } from './graphemes.ts';
+
+/** The Unicode line-breaking rules (UAX #14), pdfkit's own dependency; loaded with the first PDF. */
+const lineBreaker = lazy<typeof LineBreaker>('linebreak');
 
 /** How wide a string is at a font size (points); bound to one font by the caller. */
 export type Measure = (text: string, size: number) => number;
@@ -37,7 +42,46 @@ export function ellipsize(word: string, width: number, size: number, measure: Me
   return keep > 0 ? chars.slice(0, keep).join('') + ELLIPSIS : ELLIPSIS;
 }
 
-const wordsOf = (paragraph: string) => paragraph.split(/[ \t]+/).filter(Boolean);
+/** A unit a line never breaks inside; `glued` when it follows the one before without a space. */
+interface Word {
+  text: string;
+  glued: boolean;
+}
+
+/** Chinese, Japanese and Korean characters (and their full-width punctuation), written without spaces between words. */
+const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+
+/** The character of `text` that ends at `at`, and the one that starts there (whole surrogate pairs). */
+const charBefore = (text: string, at: number) => String.fromCodePoint(text.codePointAt(at - 1 - (at > 1 && /[\udc00-\udfff]/.test(text[at - 1]!) ? 1 : 0))!);
+const charAt = (text: string, at: number) => String.fromCodePoint(text.codePointAt(at)!);
+
+/**
+ * A paragraph's words: what stands between spaces, and within it, for text in Chinese, Japanese or
+ * Korean, each place UAX #14 allows a line to break beside one of their characters (between two
+ * ideographs, never before "。" or after "「"). Without that, a sentence with no spaces was one word,
+ * shrunk and then cut with "…". Breaks only Latin text has (after a "-") are left to `pieces`.
+ */
+function wordsOf(paragraph: string): Word[] {
+  const words: Word[] = [];
+  for (const spaced of paragraph.split(/[ \t]+/)) {
+    if (!spaced) continue;
+    if (!WIDE.test(spaced)) {
+      words.push({ text: spaced, glued: false });
+      continue;
+    }
+    const breaker = new (lineBreaker())(spaced);
+    let last = 0;
+    for (let at = breaker.nextBreak()?.position; at !== undefined; at = breaker.nextBreak()?.position) {
+      if (at < spaced.length && !WIDE.test(charBefore(spaced, at)) && !WIDE.test(charAt(spaced, at))) continue;
+      words.push({ text: spaced.slice(last, at), glued: last > 0 });
+      last = at;
+    }
+  }
+  return words;
+}
+
+/** The words of `text` as plain strings, whatever its lines: what must all be there for it to be whole. */
+const wordTexts = (text: string) => text.split(/\r?\n/).flatMap(wordsOf).map((w) => w.text);
 
 /** Characters a word may break after when it must be split: "ACME/2026/" | "PROJECT-ALPHA". */
 const BREAK_AFTER = /[/\\\-\u2010\u2013\u2014_.:,;]/u;
@@ -72,7 +116,7 @@ function wrap(text: string, width: number, size: number, measure: Measure, split
   const lines: string[] = [];
   for (const paragraph of text.split(/\r?\n/)) {
     let line = '';
-    for (const raw of wordsOf(paragraph)) {
+    for (const { text: raw, glued } of wordsOf(paragraph)) {
       const parts = split ? pieces(raw, width, size, measure) : [ellipsize(raw, width, size, measure)];
       if (parts.length > 1) {
         if (line) lines.push(line);
@@ -81,7 +125,7 @@ function wrap(text: string, width: number, size: number, measure: Measure, split
         continue;
       }
       const word = parts[0]!;
-      const candidate = line ? `${line} ${word}` : word;
+      const candidate = line ? `${line}${glued ? '' : ' '}${word}` : word;
       if (line && !fits(measure(candidate, size), width)) {
         lines.push(line);
         line = word;
@@ -98,7 +142,7 @@ function wrap(text: string, width: number, size: number, measure: Measure, split
 
 /** The largest size from `size` down to `minSize`, by half points, at which the text's widest word fits `width`. */
 function sizeForWords(text: string, width: number, measure: Measure, size: number, minSize: number): number {
-  const widest = Math.max(0, ...text.split(/\s+/).map((w) => measure(w, 1)));
+  const widest = Math.max(0, ...wordTexts(text).map((w) => measure(w, 1)));
   while (size > minSize && !fits(widest * size, width)) size = Math.max(minSize, size - 0.5);
   return size;
 }
@@ -143,7 +187,8 @@ export function fitUncut(text: string, width: number, measure: Measure, opts: { 
  * what must print in full, such as the seller's legal name.
  */
 export function fitWhole(text: string, width: number, measure: Measure, opts: { size: number; minSize: number; lines: number }): Fitted {
-  const whole = (f: Fitted) => wordsOf(f.lines.join(' ')).join(' ') === wordsOf(text.replace(/\r?\n/g, ' ')).join(' ');
+  const words = wordTexts(text).join(' ');
+  const whole = (f: Fitted) => wordTexts(f.lines.join(' ')).join(' ') === words;
   for (let size = opts.size; size > opts.minSize; size -= 0.5) {
     const fitted = fitText(text, width, measure, { size, minSize: size });
     if (fitted.lines.length <= opts.lines && whole(fitted)) return fitted;

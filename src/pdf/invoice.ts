@@ -1,7 +1,7 @@
 import { lazy } from '../lazy.ts';
 import type { InvoiceDocument } from '../domain/invoices/document.ts';
-import { MARGIN, PageCursor, type FontName } from './cursor.ts';
-import { glyphFilter, pdfFonts, toWinAnsi, withoutBidiControls, type PdfFonts } from './fonts.ts';
+import { MARGIN, PageCursor } from './cursor.ts';
+import { pdfFonts, toWinAnsi, type PdfFonts } from './fonts.ts';
 import { pdfFormatsFor } from './format.ts';
 import { drawClosing } from './sections/closing.ts';
 import { drawFooters, footerHeight } from './sections/footer.ts';
@@ -10,6 +10,7 @@ import { drawParties, drawTitle } from './sections/parties.ts';
 import { drawSeller } from './sections/seller.ts';
 import { drawStamp } from './sections/stamp.ts';
 import { drawTotals, totalsHeight } from './sections/totals.ts';
+import { Typesetter } from './typeset.ts';
 
 /** pdfkit (with fontkit) is loaded at the first rendering, not when the server starts. */
 const pdfkit = lazy<typeof import('pdfkit')>('pdfkit');
@@ -31,15 +32,11 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
     // Document properties are Unicode strings, not drawn with the font.
     info: { Title: fonts.unicode ? title : toWinAnsi(title), Author: fonts.unicode ? doc.seller.name : toWinAnsi(doc.seller.name), Creator: 'hourbook' },
   });
-  pdf.registerFont('body', fonts.regular);
-  pdf.registerFont('bold', fonts.bold);
-  const clean = drawableText(pdf, fonts);
+  const type = new Typesetter(pdf, fonts, doc.seller.locale);
   const done = collect(pdf);
-  const measure = (text: string, size: number) => pdf.font('body').fontSize(size).widthOfString(clean(text, 'body'));
-  const cursor = new PageCursor(pdf, clean, footerHeight(doc, pdf.page.width - 2 * MARGIN, measure));
-  // A text is drawable when the fonts change nothing in it but the bidi controls.
-  const drawable = (text: string) => (['body', 'bold'] as const).every((font) => clean(text, font) === withoutBidiControls(text));
-  const f = pdfFormatsFor(doc.seller.locale, invoice.currency, drawable);
+  const measure = (text: string, size: number) => type.width(text, 'body', size);
+  const cursor = new PageCursor(pdf, type, footerHeight(doc, pdf.page.width - 2 * MARGIN, measure));
+  const f = pdfFormatsFor(doc.seller.locale, invoice.currency, (text) => type.drawable(text));
 
   drawSeller(cursor, doc);
   const titleY = cursor.y;
@@ -53,26 +50,6 @@ export function renderInvoicePdf(doc: InvoiceDocument, fonts: PdfFonts = pdfFont
   drawFooters(cursor, doc);
   pdf.end();
   return done;
-}
-
-/** The glyph lookup of a font pdfkit loaded: fontkit's, for an embedded TrueType font. */
-interface LoadedFont {
-  _font?: { font?: { hasGlyphForCodePoint?: (codePoint: number) => boolean } };
-}
-
-/**
- * Text as each font draws it: with the embedded fonts, "?" for every character the font has no glyph
- * for (asked of the font pdfkit loaded); with the built-in Helvetica, "?" outside WinAnsi.
- */
-function drawableText(pdf: PDFKit.PDFDocument, fonts: PdfFonts): (text: string, font: FontName) => string {
-  const winAnsi = (text: string) => toWinAnsi(withoutBidiControls(text));
-  if (!fonts.unicode) return winAnsi;
-  const filters = {} as Record<FontName, (text: string) => string>;
-  for (const name of ['body', 'bold'] as const) {
-    const font = (pdf.font(name) as unknown as LoadedFont)._font?.font;
-    filters[name] = font?.hasGlyphForCodePoint ? glyphFilter(font.hasGlyphForCodePoint.bind(font)) : winAnsi;
-  }
-  return (text, font) => filters[font](text);
 }
 
 /** The document's bytes once pdfkit has written them all. */
