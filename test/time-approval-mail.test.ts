@@ -59,6 +59,29 @@ describe('dueDigestDate', () => {
     expect(due('2026-03-29T01:00:00Z', 'Europe/Berlin', 'sunday', '02:30')).toBe('2026-03-29');
   });
 
+  it('a time the clocks show twice is reached the first time, also when that was missed', () => {
+    // Berlin, Sunday 25 October 2026: 03:00 CEST goes back to 02:00 CET at 01:00Z, so 02:45 shows at 00:45Z and 01:45Z.
+    expect(due('2026-10-25T00:44:00Z', 'Europe/Berlin', 'sunday', '02:45')).toBeNull();
+    expect(due('2026-10-25T00:45:00Z', 'Europe/Berlin', 'sunday', '02:45')).toBe('2026-10-25');
+    // The second 02:15, the first 02:45 passed unsent (the server was down): due now, not at the second 02:45.
+    expect(due('2026-10-25T01:15:00Z', 'Europe/Berlin', 'sunday', '02:45')).toBe('2026-10-25');
+  });
+
+  it('agrees with nextDigestAt in the repeated hour: a digest it calls due now is queued now', async () => {
+    const berlin = env.workspace('digestdst');
+    berlin.handle.db.update(workspace).set({ timeZone: 'Europe/Berlin' }).where(eq(workspace.subdomain, 'digestdst')).run();
+    const s = makeProjectSetup(berlin.handle.db, { project: { enableApprovals: true, notifyWeekly: true, notificationDay: 'sunday', notificationTime: '02:45' } });
+    makeProjectUser(berlin.handle.db, s.project.id, makeMember(berlin.handle.db).id, { role: 'project_manager' });
+    makeTimeEntry(berlin.handle.db, { clientId: s.client.id, projectId: s.project.id, taskId: s.task.id, userId: s.member.id }, { recordedOn: '2026-10-23', status: 'pending_approval' });
+    const at = new Date('2026-10-25T01:15:00.000Z');
+    const scope = scopeOf(env.services, berlin.handle, at);
+    expect(nextDigestAt(scope)).toBe(at.getTime());
+    expect(queueDueDigests(scope)).toBe(1);
+    // Recorded for the week: the job is not due again until next Sunday's 02:45 (before the fix it
+    // answered "now" pass after pass for an hour without sending).
+    expect(nextDigestAt(scope)).toBe(Date.parse('2026-11-01T01:45:00.000Z'));
+  });
+
   it('ignores a time that is not HH:MM', () => {
     for (const time of ['25:00', '9', 'noon', '09:60', '']) expect(due('2026-11-20T12:00:00Z', 'UTC', 'monday', time)).toBeNull();
   });

@@ -20,14 +20,17 @@ function normalTime(value: string): string | null {
 
 /**
  * The date of this week's (Monday to Sunday) digest of a project, once its day and time have come
- * in the workspace's time zone; null before then or when the schedule is not usable.
+ * in the workspace's time zone; null before then or when the schedule is not usable. "Come" is the
+ * instant `instantAt` gives, as `nextDigestAt` uses: a time the clocks show twice is reached the
+ * first time. (Comparing wall-clock readings instead, the second 02:15 of a night the clocks go
+ * back read as before a missed 02:45, while `nextDigestAt` called it due: the job ran pass after
+ * pass for an hour, and the digest went out an hour late.)
  */
 export function dueDigestDate(now: Date, timeZone: string, day: WeekDay, time: string): string | null {
   const at = normalTime(time);
   if (!at) return null;
-  const local = localDateTime(now, timeZone);
-  const scheduled = dayOfWeekContaining(local.date, day);
-  return `${local.date} ${local.time}` >= `${scheduled} ${at}` ? scheduled : null;
+  const scheduled = dayOfWeekContaining(localDateTime(now, timeZone).date, day);
+  return now.getTime() >= instantAt(scheduled, at, timeZone) ? scheduled : null;
 }
 
 /** Active projects with the weekly digest on and a day and time for it. */
