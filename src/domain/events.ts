@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'invoice.overdue',
   'payment.recorded',
   'payment.deleted',
+  'payment.refunded',
   'time_entry.created',
   'time_entry.updated',
   'time_entry.deleted',

@@ -40,12 +40,27 @@ export async function startCheckout(config: Config, plan: CheckoutPlan): Promise
   return session.url;
 }
 
-/** The event's checkout session, as the domain reads it. */
+/** The event's charge (of `charge.refunded`), as the domain reads it; null for any other object. */
+function chargeOf(event: Stripe.Event): ProcessorEvent['charge'] {
+  const charge = event.data.object as Partial<Stripe.Charge>;
+  if (charge.object !== 'charge' || typeof charge.id !== 'string' || typeof charge.amount_refunded !== 'number') return null;
+  const intent = charge.payment_intent;
+  return {
+    id: charge.id,
+    amount_refunded: charge.amount_refunded,
+    currency: charge.currency ?? null,
+    payment_intent: typeof intent === 'string' ? intent : (intent?.id ?? null),
+    invoice_id: charge.metadata?.invoice_id ?? null,
+  };
+}
+
+/** The event's checkout session (or charge), as the domain reads it. */
 function processorEventOf(event: Stripe.Event): ProcessorEvent {
   const object = event.data.object as Partial<Stripe.Checkout.Session>;
   const isSession = object.object === 'checkout.session' && typeof object.id === 'string';
   const intent = object.payment_intent;
   return {
+    charge: chargeOf(event),
     id: event.id,
     type: event.type,
     session: isSession

@@ -23,8 +23,9 @@ export interface FakeSession {
 /**
  * A local HTTP server standing in for the card processor's API (only what hourbook calls:
  * `POST /v1/checkout/sessions`), so tests run the real `stripe` package end to end. It keeps every
- * request, honours Idempotency-Key like the real API (same key, same session), and can be told to
- * fail.
+ * request, honours Idempotency-Key like the real API (same key and same parameters, same session;
+ * same key with other parameters, 400 `idempotency_error`, the request not kept), and can be told
+ * to fail.
  */
 export async function startFakeStripe(): Promise<{
   base: string;
@@ -36,7 +37,8 @@ export async function startFakeStripe(): Promise<{
 }> {
   const requests: SessionRequest[] = [];
   const sessions: FakeSession[] = [];
-  const byKey = new Map<string, FakeSession>();
+  /** Each key's session and the parameters it was first used with (the form, keys sorted). */
+  const byKey = new Map<string, { session: FakeSession; params: string }>();
   let failing: { status: number; times: number } | null = null;
   const read = (req: IncomingMessage) =>
     new Promise<string>((resolve) => {
@@ -58,8 +60,16 @@ export async function startFakeStripe(): Promise<{
       }
       const form = Object.fromEntries(new URLSearchParams(body));
       const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
+      const params = JSON.stringify(Object.entries(form).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      const first = idempotencyKey ? byKey.get(idempotencyKey) : undefined;
+      if (first && first.params !== params) {
+        // As Stripe answers a key used again with other parameters (for 24 hours).
+        const message = `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idempotencyKey}' if you meant to execute a different request.`;
+        res.writeHead(400).end(JSON.stringify({ error: { type: 'idempotency_error', message } }));
+        return;
+      }
       requests.push({ authorization: req.headers.authorization, idempotencyKey, form });
-      const known = idempotencyKey ? byKey.get(idempotencyKey) : undefined;
+      const known = first?.session;
       const session: FakeSession = known ?? {
         id: `cs_test_${sessions.length + 1}`,
         object: 'checkout.session',
@@ -73,7 +83,7 @@ export async function startFakeStripe(): Promise<{
       };
       if (!known) {
         sessions.push(session);
-        if (idempotencyKey) byKey.set(idempotencyKey, session);
+        if (idempotencyKey) byKey.set(idempotencyKey, { session, params });
       }
       res.writeHead(200).end(JSON.stringify(session));
     });

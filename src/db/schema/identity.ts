@@ -56,9 +56,9 @@ export const processorEvents = sqliteTable(
   id: text('id').primaryKey(),
   type: text('type').notNull(),
   invoiceId: text('invoice_id'),
-  /** The checkout session id. */
+  /** The checkout session id; for a refund (`charge.refunded`), the payment intent refunded. */
   providerPaymentId: text('provider_payment_id'),
-  /** What the processor collected, in the invoice currency's minor units when it is that currency. */
+  /** What the processor collected, in the invoice currency's minor units when it is that currency (negative: given back). */
   amountMinor: integer('amount_minor'),
   currency: text('currency'),
   outcome: text('outcome', { enum: processorEventOutcomes }).notNull(),

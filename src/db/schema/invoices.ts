@@ -175,7 +175,9 @@ export const invoiceReminders = sqliteTable(
 
 /**
  * Money received for an invoice. An invoice's balance due is its total minus the sum of its
- * payments; its status follows (`partially_paid`, then `paid`).
+ * payments; its status follows (`partially_paid`, then `paid`). Money given back (a card payment
+ * refunded with the processor) is a payment of a negative amount linked to the one it refunds
+ * (`refund_of`), dated the day it was reported, so every sum of payments nets it out.
  */
 export const payments = sqliteTable(
   'payments',
@@ -184,7 +186,7 @@ export const payments = sqliteTable(
     invoiceId: text('invoice_id')
       .notNull()
       .references(() => invoices.id),
-    /** In the invoice's currency, minor units, > 0. */
+    /** In the invoice's currency, minor units, > 0; < 0 for a refund (`refund_of` set). */
     amountMinor: integer('amount_minor').notNull(),
     /** `YYYY-MM-DD`, the day the money arrived. */
     paidOn: text('paid_on').notNull(),
@@ -193,8 +195,11 @@ export const payments = sqliteTable(
     /**
      * The card processor's id for a payment it reported (checkout session), unique, so one
      * processor payment is recorded once however often its webhook arrives. Null for manual ones.
+     * For a refund the processor reported: the id of the event that reported it.
      */
     providerPaymentId: text('provider_payment_id'),
+    /** For a refund: the payment it gives money back from (its amount is negative). Null otherwise. */
+    refundOf: text('refund_of'),
     /** The team member who recorded it; null when the processor or the workspace key did. */
     recordedBy: text('recorded_by'),
     createdAt: text('created_at').notNull(),
@@ -203,5 +208,6 @@ export const payments = sqliteTable(
     index('payments_invoice_idx').on(t.invoiceId, t.paidOn),
     index('payments_paid_on_idx').on(t.paidOn),
     uniqueIndex('payments_provider_idx').on(t.providerPaymentId),
+    index('payments_refund_of_idx').on(t.refundOf),
   ],
 );

@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { invoices, payments, processorEvents, type processorEventOutcomes } from '../../db/schema/index.ts';
 import { currencyDecimals, formatMoney } from '../money.ts';
@@ -6,7 +7,7 @@ import type { Scope } from '../scope.ts';
 import { readIdentity } from '../workspace/identity.ts';
 import { processorSecrets } from '../workspace/payment-processor.ts';
 import { balanceDueMinor, paidByInvoice, todayIn } from './balance.ts';
-import { applyPayment, paymentRefusal } from './payments.ts';
+import { applyPayment, applyRefund, paymentRefusal } from './payments.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
 
 /**
@@ -50,8 +51,19 @@ export interface CheckoutPlan {
   description: string;
   successUrl: string;
   cancelUrl: string;
-  /** The same request for the same balance gets the same checkout session (no second session to pay twice). */
+  /**
+   * A digest of everything the request sends (and the invoice's version): the same request gets
+   * the same checkout session (no second session to pay twice); a request that differs in anything
+   * (the workspace's name in the description, PUBLIC_URL in the return URLs) gets a key of its own,
+   * as the processor refuses a key used again with other parameters.
+   */
   idempotencyKey: string;
+}
+
+/** The idempotency key of a checkout: SHA-256 of every field the request is built from. */
+export function checkoutIdempotencyKey(plan: Omit<CheckoutPlan, 'secretKey' | 'idempotencyKey'>, version: string): string {
+  const sent = [plan.invoiceId, version, plan.currency, plan.amount, plan.balanceMinor, plan.description, plan.successUrl, plan.cancelUrl];
+  return `hourbook-checkout-${createHash('sha256').update(JSON.stringify(sent)).digest('hex')}`;
 }
 
 /**
@@ -71,22 +83,19 @@ export function cardCheckout(scope: Scope, invoice: InvoiceRow): { plan: Checkou
     return { unavailable: `The card processor cannot charge ${formatMoney(balance, invoice.currency)} exactly.` };
   }
   const page = publicInvoiceUrl(scope.links.publicBase, invoice.publicToken);
-  return {
-    plan: {
-      secretKey: secrets.secretKey,
-      invoiceId: invoice.id,
-      currency: invoice.currency.toLowerCase(),
-      amount,
-      balanceMinor: balance,
-      description: `Invoice ${invoice.number} from ${readIdentity(scope).name}`,
-      successUrl: `${page}?payment=success`,
-      cancelUrl: `${page}?payment=cancelled`,
-      idempotencyKey: `hourbook-checkout-${invoice.id}-${balance}-${invoice.updatedAt}`,
-    },
+  const request = {
+    invoiceId: invoice.id,
+    currency: invoice.currency.toLowerCase(),
+    amount,
+    balanceMinor: balance,
+    description: `Invoice ${invoice.number} from ${readIdentity(scope).name}`,
+    successUrl: `${page}?payment=success`,
+    cancelUrl: `${page}?payment=cancelled`,
   };
+  return { plan: { secretKey: secrets.secretKey, ...request, idempotencyKey: checkoutIdempotencyKey(request, invoice.updatedAt) } };
 }
 
-/** The parts of a processor event this module reads (a Stripe event with a checkout session). */
+/** The parts of a processor event this module reads (a Stripe event with a checkout session, or the charge of a refund). */
 export interface ProcessorEvent {
   id: string;
   type: string;
@@ -98,23 +107,41 @@ export interface ProcessorEvent {
     payment_intent: string | null;
     invoice_id: string | null;
   } | null;
+  /** The charge of a `charge.refunded` event (absent or null for other events). */
+  charge?: {
+    id: string;
+    /** What the charge has had refunded in all so far, in the processor's units (not this refund alone). */
+    amount_refunded: number;
+    currency: string | null;
+    payment_intent: string | null;
+    /** `metadata.invoice_id` of the charge, when it carries one. */
+    invoice_id: string | null;
+  } | null;
 }
 
 type Outcome = (typeof processorEventOutcomes)[number] | 'duplicate';
 
 const PAYMENT_EVENTS = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+const REFUND_EVENTS = new Set(['charge.refunded']);
 
-function record(scope: Scope, tx: Db, event: ProcessorEvent, outcome: Exclude<Outcome, 'duplicate'>, reason: string, facts: { invoiceId?: string; amountMinor?: number | null } = {}) {
+interface Facts {
+  invoiceId?: string | null;
+  amountMinor?: number | null;
+}
+
+function record(scope: Scope, tx: Db, event: ProcessorEvent, outcome: Exclude<Outcome, 'duplicate'>, reason: string, facts: Facts = {}) {
+  const charge = REFUND_EVENTS.has(event.type) ? (event.charge ?? null) : null;
   tx.insert(processorEvents)
     .values({
       id: event.id,
       type: event.type,
       invoiceId: facts.invoiceId ?? null,
-      providerPaymentId: event.session?.id ?? null,
-      // Recorded or unapplied: minor units of the currency paid (invoices.payments lists them), null when not a
-      // whole number of them; an ignored event keeps the processor's own number.
-      amountMinor: facts.amountMinor !== undefined ? facts.amountMinor : (event.session?.amount_total ?? null),
-      currency: event.session?.currency?.toUpperCase() ?? null,
+      // The checkout session; for a refund, the payment intent refunded (else the charge).
+      providerPaymentId: event.session?.id ?? (charge ? (charge.payment_intent ?? charge.id) : null),
+      // Recorded or unapplied: minor units of the currency paid (invoices.payments lists them), negative for money
+      // given back, null when not a whole number of them; an ignored event keeps the processor's own number.
+      amountMinor: facts.amountMinor !== undefined ? facts.amountMinor : (event.session?.amount_total ?? charge?.amount_refunded ?? null),
+      currency: (event.session?.currency ?? charge?.currency)?.toUpperCase() ?? null,
       outcome,
       reason,
       createdAt: scope.now.toISOString(),
@@ -137,18 +164,66 @@ function unappliable(invoice: InvoiceRow, session: NonNullable<ProcessorEvent['s
 }
 
 /**
+ * A refund of a card payment (`charge.refunded`). The charge says how much it has had refunded in
+ * all, so what is new is that total less the refunds already recorded for the payment: a second
+ * notice of the same total records nothing, and each refund is recorded once whatever the order of
+ * notices. The payment is the card payment of the charge's payment intent (its reference). A refund
+ * that cannot be recorded as it came (no such payment here, another currency, more than the
+ * payment, less than already recorded) is kept as `unapplied` with its reason.
+ */
+function applyRefundEvent(scope: Scope, tx: Db, event: ProcessorEvent, charge: NonNullable<ProcessorEvent['charge']>) {
+  const currency = /^[A-Za-z]{3}$/.test(charge.currency ?? '') ? charge.currency!.toUpperCase() : null;
+  const refundedMinor = currency === null ? null : fromProcessorAmount(charge.amount_refunded, currency);
+  const payment = charge.payment_intent
+    ? tx
+        .select()
+        .from(payments)
+        .where(and(eq(payments.reference, charge.payment_intent), eq(payments.method, 'card'), isNotNull(payments.providerPaymentId), isNull(payments.refundOf)))
+        .get()
+    : undefined;
+  if (!payment) {
+    if (refundedMinor !== null && refundedMinor <= 0) return record(scope, tx, event, 'ignored', 'nothing was refunded');
+    const named = charge.invoice_id ? tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, charge.invoice_id)).get() : undefined;
+    const amount = refundedMinor === null || currency === null ? `${charge.amount_refunded} ${charge.currency ?? ''}`.trim() : formatMoney(refundedMinor, currency);
+    const what = charge.payment_intent ?? charge.id;
+    return record(scope, tx, event, 'unapplied', `refund of ${amount} for ${what}, which is not a card payment recorded here`, {
+      invoiceId: named?.id,
+      amountMinor: refundedMinor === null ? null : -refundedMinor,
+    });
+  }
+  const invoice = tx.select().from(invoices).where(eq(invoices.id, payment.invoiceId)).get()!;
+  const unapplied = (reason: string, amountMinor: number | null) => record(scope, tx, event, 'unapplied', reason, { invoiceId: invoice.id, amountMinor });
+  if (currency !== invoice.currency) return unapplied(`refunded in ${currency ?? 'an unknown currency'}, but the payment is in ${invoice.currency}`, null);
+  if (refundedMinor === null) return unapplied(`the amount refunded ${charge.amount_refunded} is not a whole amount of ${invoice.currency}`, null);
+  const before = -(tx
+    .select({ sum: sql<number>`coalesce(sum(${payments.amountMinor}), 0)` })
+    .from(payments)
+    .where(eq(payments.refundOf, payment.id))
+    .get()?.sum ?? 0);
+  const money = (minor: number) => formatMoney(minor, invoice.currency);
+  if (refundedMinor > payment.amountMinor) return unapplied(`refunded ${money(refundedMinor)} in all, more than the card payment of ${money(payment.amountMinor)}`, -refundedMinor);
+  if (refundedMinor < before) return unapplied(`refunded ${money(refundedMinor)} in all, less than the ${money(before)} already recorded as refunded`, null);
+  if (refundedMinor === before) return record(scope, tx, event, 'ignored', 'this refund was recorded already', { invoiceId: invoice.id });
+  const amountMinor = refundedMinor - before;
+  applyRefund(scope, tx, invoice, payment, { amountMinor, refundedOn: todayIn(scope), reference: `Refund of ${payment.reference}`, providerPaymentId: event.id });
+  return record(scope, tx, event, 'recorded', '', { invoiceId: invoice.id, amountMinor: -amountMinor });
+}
+
+/**
  * Applies one verified processor event, once: an event id seen before changes nothing
  * (`duplicate`). A completed, paid checkout of an invoice of this workspace records a card payment
  * (provider_payment_id = the session id, unique, so a second delivery or a concurrent race records
  * one payment). Money that cannot be recorded as it came (another currency, more than the balance,
  * a void or already paid invoice) is never recorded silently: the event is kept as `unapplied` with
- * its reason, listed by `invoices.payments`, for a person to refund or record by hand.
+ * its reason, listed by `invoices.payments`, for a person to refund or record by hand. A refund of a
+ * card payment (`charge.refunded`) is recorded as money given back (`applyRefundEvent`).
  */
 export function applyProcessorEvent(scope: Scope, event: ProcessorEvent): { outcome: Outcome; reason: string } {
   return scope.write((tx) => {
     if (tx.select({ id: processorEvents.id }).from(processorEvents).where(eq(processorEvents.id, event.id)).get()) {
       return { outcome: 'duplicate', reason: 'this event was applied before' };
     }
+    if (REFUND_EVENTS.has(event.type) && event.charge) return applyRefundEvent(scope, tx, event, event.charge);
     const session = event.session;
     if (!PAYMENT_EVENTS.has(event.type) || !session) return record(scope, tx, event, 'ignored', `event type ${event.type} is not used`);
     if (session.payment_status !== 'paid') return record(scope, tx, event, 'ignored', `payment status is ${session.payment_status}`);

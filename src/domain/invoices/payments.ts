@@ -15,7 +15,8 @@ import type { InvoiceRow } from './records.ts';
 import type { deletePaymentInput, invoiceIdInput, markPaidInput, paymentOutput, paymentsOutput, PaymentRecord, recordPaymentInput, statusChangeOutput } from './schemas.ts';
 import { summaryOf } from './summaries.ts';
 
-type PaymentRow = typeof payments.$inferSelect;
+/** A payment as stored; `refundOf` is set only on a refund (written by `applyRefund`). */
+type PaymentRow = Omit<typeof payments.$inferSelect, 'refundOf'> & { refundOf?: string | null };
 
 export const toPaymentRecord = (row: PaymentRow, currency: string): PaymentRecord => ({
   id: row.id,
@@ -194,4 +195,51 @@ export function deletePayment(scope: Scope, input: z.output<typeof deletePayment
     recordEvent(scope, 'payment.deleted', { payment: toPaymentRecord(payment, invoice.currency), invoice: summary });
     return { invoice: summary };
   });
+}
+
+export interface NewRefund {
+  /** The money given back, in the invoice currency's minor units, > 0 (stored negated). */
+  amountMinor: number;
+  /** `YYYY-MM-DD`, the day the refund was reported. */
+  refundedOn: string;
+  reference: string;
+  providerPaymentId: string;
+}
+
+/**
+ * Records money given back from a payment, in the caller's transaction: a payment of the negative
+ * amount, linked to the one it refunds (`refund_of`), so every sum of payments (amount paid,
+ * balance due, the reports) nets it out on the day it happened, and the payments list shows both.
+ * The invoice's status follows its payments like after a deletion (`paid` → `partially_paid` →
+ * `sent`, or `sending` while its e-mail is out); a void invoice stays void (its payments were the
+ * money to give back). Event: `payment.refunded` `{payment, refund, invoice}` (`payment` the one
+ * refunded, `refund` the negative one, `invoice` as it is now). The caller has checked the amount
+ * against what is left of the payment.
+ */
+export function applyRefund(scope: Scope, tx: Db, invoice: InvoiceRow, payment: PaymentRow, refund: NewRefund): z.output<typeof statusChangeOutput> {
+  const at = scope.now.toISOString();
+  const row: PaymentRow = {
+    id: randomUUID(),
+    invoiceId: invoice.id,
+    amountMinor: -refund.amountMinor,
+    paidOn: refund.refundedOn,
+    method: payment.method,
+    reference: refund.reference,
+    providerPaymentId: refund.providerPaymentId,
+    refundOf: payment.id,
+    recordedBy: scope.actor?.id ?? null,
+    createdAt: at,
+  };
+  tx.insert(payments).values(row).run();
+  const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
+  const status = invoice.status === 'void' ? 'void' : statusAfterPayments(invoice, paid);
+  tx.update(invoices)
+    .set({ status, paidAt: status === 'paid' ? invoice.paidAt : null, updatedAt: at })
+    .where(eq(invoices.id, invoice.id))
+    .run();
+  // Back to `sending` with its e-mail perhaps settled while it was paid: it settles now (as deletePayment).
+  if (status === 'sending') settleInvoiceDelivery(scope, tx, invoice.id);
+  const summary = summaryOf(scope, tx, findInvoice(tx, invoice.id));
+  recordEvent(scope, 'payment.refunded', { payment: toPaymentRecord(payment, invoice.currency), refund: toPaymentRecord(row, invoice.currency), invoice: summary });
+  return { invoice: summary };
 }
