@@ -72,6 +72,9 @@ describe('editing a draft (invoices.update)', () => {
     expect(entryRow(a.id)).toMatchObject({ status: 'unbilled', invoiceId: null });
     expect(entryRow(b.id)).toMatchObject({ status: 'billed', invoiceId: inv.id });
     expect(entryRow(c.id)).toMatchObject({ status: 'billed', invoiceId: inv.id });
+    // Announced like its creation, with the new total: a receiver that keeps drafts stays right.
+    const updated = eventTypes().filter((e) => e.type === 'invoice.updated' && JSON.parse(e.data).invoice.id === inv.id);
+    expect(updated.map((e) => JSON.parse(e.data).invoice)).toEqual([expect.objectContaining({ id: inv.id, number: inv.number, total: 252.88, status: 'draft' })]);
   });
 
   it('a wrong total is 422 total_mismatch and nothing changes', async () => {
@@ -131,6 +134,9 @@ describe('deleting a draft (invoices.delete)', () => {
     expect(invoiceRow(inv.id)).toBeUndefined();
     expect(entryRow(s.entries[0]!.id)).toMatchObject({ status: 'unbilled', invoiceId: null });
     expect(ws.handle.db.select().from(projects).where(eq(projects.id, s.project.id)).get()!.lastInvoiceId).toBe(earlier.id);
+    // Announced, so a receiver told of the draft forgets it before its number comes back.
+    const deleted = eventTypes().filter((e) => e.type === 'invoice.deleted' && JSON.parse(e.data).invoice.id === inv.id);
+    expect(deleted.map((e) => JSON.parse(e.data).invoice)).toEqual([expect.objectContaining({ id: inv.id, number: inv.number, total: 100, status: 'draft' })]);
     await create(s.client.id, { number: inv.number, total: 100, invoice_time_entries: [s.line(s.entries[0]!)] });
     const sent = await sentInvoice();
     expect(await code(ws.caller.invoices.delete({ email, invoice_id: sent.id }))).toBe('invoice_not_draft');

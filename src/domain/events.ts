@@ -7,6 +7,8 @@ import type { Scope } from './scope.ts';
 /** Every kind of event an integration can subscribe to. */
 export const EVENT_TYPES = [
   'invoice.created',
+  'invoice.updated',
+  'invoice.deleted',
   'invoice.sent',
   'invoice.paid',
   'invoice.partially_paid',

@@ -2,8 +2,10 @@ import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import { invoiceProjects, invoiceRecipients, invoiceReminders, invoices } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { findInvoice } from './queries.ts';
+import { toInvoiceRecord } from './records.ts';
 import type { deleteOutput, invoiceIdInput } from './schemas.ts';
 import { deleteLinesAndTaxes, refreshLastInvoice, releaseEntries } from './store.ts';
 import { assertEditableDraft } from './update.ts';
@@ -12,6 +14,8 @@ import { assertEditableDraft } from './update.ts';
  * `invoices.delete`: removes a draft (never issued, so nothing to keep) with its lines, taxes,
  * projects and recipients; its time entries return to `unbilled` and its number is free again.
  * Messages it ever had stay in the outbox log. Anything but a draft → 422 (void it instead).
+ * Event: `invoice.deleted` `{invoice}` as it was, so a receiver told of the draft forgets it (and
+ * is not surprised when its number comes back on another invoice).
  */
 export function deleteInvoice(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof deleteOutput> {
   requireAdmin(scope, 'delete invoices');
@@ -27,6 +31,7 @@ export function deleteInvoice(scope: Scope, input: z.output<typeof invoiceIdInpu
     tx.delete(invoiceReminders).where(eq(invoiceReminders.invoiceId, row.id)).run();
     tx.delete(invoices).where(eq(invoices.id, row.id)).run();
     refreshLastInvoice(tx, projectIds, at);
+    recordEvent(scope, 'invoice.deleted', { invoice: toInvoiceRecord(row, scope.workspace.id) });
     return { deleted: true, invoice_id: row.id };
   });
 }

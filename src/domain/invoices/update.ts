@@ -4,6 +4,7 @@ import type { Db, Transaction } from '../../db/index.ts';
 import { invoiceProjects, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { invalidField, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
+import { recordEvent } from '../events.ts';
 import { getClientRow } from '../clients/queries.ts';
 import type { ClientRow } from '../clients/records.ts';
 import { fromMinor } from '../money.ts';
@@ -16,7 +17,7 @@ import { invoiceDetailOf } from './get.ts';
 import type { BillableEntry } from './lines.ts';
 import { assertTotal, priceInvoice, type PricedInvoice, type PricingRequest } from './price.ts';
 import { billableEntries, findInvoice, readLines } from './queries.ts';
-import type { InvoiceRow } from './records.ts';
+import { toInvoiceRecord, type InvoiceRow } from './records.ts';
 import type { getOutput, UpdateInput } from './schemas.ts';
 import { deleteLinesAndTaxes, insertPriced, projectsOf, projectsOfLines, recipientsOf, releaseEntries, setInvoiceProjects, setInvoiceRecipients } from './store.ts';
 
@@ -152,7 +153,7 @@ function writeRepriced(scope: ActorScope, tx: Transaction, invoiceId: string, re
  * same exact rules as endpoint 1; entries taken off return to `unbilled`, new ones become `billed`;
  * `total`, when given, must match (422 `total_mismatch`); `recipient_ids` replaces the draft's
  * recipients (each a live recipient of its client, else 422 naming `recipient_ids.N`). One transaction: a refused edit changes
- * nothing. Anything but a draft → 422 `invoice_not_draft`.
+ * nothing. Anything but a draft → 422 `invoice_not_draft`. Event: `invoice.updated` `{invoice}`.
  */
 export function updateInvoice(scope: ActorScope, input: UpdateInput): z.output<typeof getOutput> {
   requireAdmin(scope, 'edit invoices');
@@ -171,6 +172,8 @@ export function updateInvoice(scope: ActorScope, input: UpdateInput): z.output<t
       const [updated] = tx.update(invoices).set({ ...changesOf(row, input, repriced), updatedAt: at }).where(eq(invoices.id, row.id)).returning().all();
       if (repriced) writeRepriced(scope, tx, row.id, repriced, at);
       if (recipients) setInvoiceRecipients(tx, row.id, recipients);
+      // As endpoint 1 announces a draft, its edits are announced: a receiver keeps its total and number.
+      recordEvent(scope, 'invoice.updated', { invoice: toInvoiceRecord(updated!, scope.workspace.id) });
       return invoiceDetailOf(scope, tx, updated!);
     });
   } catch (err) {
