@@ -219,11 +219,11 @@ describe('the generated OpenAPI document', () => {
     expect(notice('/v1/projects', 'post')).toEqual({ type: 'string', const: 'project_created' });
   });
 
-  it('documents 403 for operations with an acting user (email)', () => {
+  it('documents 403 on every operation: an acting user (email) or a personal key’s member may be refused', () => {
     const createRecipient = doc.paths['/v2/clients/{client_id}/recipients']?.post as OpenApiOperation;
     expect(createRecipient.responses['403']).toBeDefined();
     const listMembers = doc.paths['/v2/team-members']?.get as OpenApiOperation;
-    expect(listMembers.responses['403']).toBeUndefined();
+    expect(listMembers.responses['403']).toBeDefined();
   });
 });
 

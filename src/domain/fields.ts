@@ -7,9 +7,6 @@ import { lowerCaseUuid } from './uuid.ts';
  * tRPC) and the command line accept exactly the same values.
  */
 
-
-export const uuid = z.uuid({ message: 'must be a UUID' }).overwrite(lowerCaseUuid);
-
 /**
  * The id of a record named by a request (a path parameter or a body field): any string, so an
  * unknown or malformed one is a 404 for its resource, never a 422; a UUID in upper case finds the
@@ -140,6 +137,12 @@ export const dateTime = z.iso
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
+/** The one error of every one-line text field. */
+export const ONE_LINE_MESSAGE = 'must be one line of text, without line breaks, tabs or other control characters';
+
+/** True for text without control characters: the one-line rule of names, numbers and labels. */
+export const isOneLine = (value: string): boolean => !CONTROL_CHARACTER.test(value);
+
 /**
  * One line of text (a name, a number, a label): trimmed, not empty, at most `max` characters, and
  * without control characters, which would break the line wherever it is shown (a recipient named
@@ -151,4 +154,4 @@ export const nonEmptyText = (max = 255) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((v) => !CONTROL_CHARACTER.test(v), 'must be one line of text, without line breaks, tabs or other control characters');
+    .refine(isOneLine, ONE_LINE_MESSAGE);

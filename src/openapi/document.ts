@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { RestRoute } from '../rest/types.ts';
 import { errorSchemaFor, errorStatuses, errorStatusesOf, errorEnvelope, hasRequestBody, type DocumentedErrorStatus } from './errors.ts';
@@ -104,8 +105,23 @@ const IDEMPOTENCY_KEY_PARAMETER: OpenApiParameter = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', example: '4f6c2a9e-0d1b-4c7e-9a53-2b8f1e6d7c40' },
 };
 
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const;
+
+/**
+ * A query parameter as the API enforces it. The route reads the query string as strings; where the
+ * procedure's input reads a number from it (`page_number`, `page_size`), the parameter is that
+ * number: its type from the input side (an integer) and its bounds from the parsed side (1-100),
+ * which zod states only after its pipe. Otherwise the route's own schema.
+ */
+function querySchemaOf(routeSchema: JsonSchema, input: JsonSchema | undefined, parsed: JsonSchema | undefined): JsonSchema {
+  if (input?.type !== 'integer' && input?.type !== 'number') return routeSchema;
+  const schema: JsonSchema = { ...input };
+  for (const key of BOUNDS) if (schema[key] === undefined && typeof parsed?.[key] === 'number') schema[key] = parsed[key];
+  return schema;
+}
+
 /** The path and query parameters of a route, described by the procedure's input where it says more. */
-function parametersOf(route: RestRoute, inputProperties: Record<string, JsonSchema>, converter: SchemaConverter) {
+function parametersOf(route: RestRoute, inputs: readonly z.ZodType[], inputProperties: Record<string, JsonSchema>, converter: SchemaConverter) {
   const parameters: OpenApiParameter[] = pathParamsOf(route.path).map((name) => ({
     name,
     in: 'path',
@@ -116,9 +132,12 @@ function parametersOf(route: RestRoute, inputProperties: Record<string, JsonSche
   const querySchema = route.query ? converter.convert(route.query, 'input') : { properties: {} };
   const queryRequired = new Set((querySchema.required ?? []) as string[]);
   const queryNames: string[] = [];
-  for (const [name, schema] of Object.entries((querySchema.properties ?? {}) as Record<string, JsonSchema>)) {
+  // The parsed side is read for its bounds only: a converter of its own, so it adds no components.
+  const parsedProperties = route.query ? propertiesOf(mergeObjectSchemas(inputs.map((s) => new SchemaConverter().convert(s, 'output')))) : {};
+  for (const [name, routeSchema] of Object.entries((querySchema.properties ?? {}) as Record<string, JsonSchema>)) {
     queryNames.push(name);
-    parameters.push({ name, in: 'query', required: queryRequired.has(name), ...describedBy(schema, inputProperties[name]), schema });
+    const schema = querySchemaOf(routeSchema, inputProperties[name], parsedProperties[name]);
+    parameters.push({ name, in: 'query', required: queryRequired.has(name), ...describedBy(routeSchema, inputProperties[name]), schema });
   }
   return { parameters, queryNames };
 }
@@ -127,7 +146,7 @@ function parametersOf(route: RestRoute, inputProperties: Record<string, JsonSche
 function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: Set<DocumentedErrorStatus>): OpenApiOperation {
   const procedure = procedureSchemas(route.procedure);
   const input = mergeObjectSchemas(procedure.inputs.map((s) => converter.convert(s, 'input')));
-  const { parameters, queryNames } = parametersOf(route, propertiesOf(input), converter);
+  const { parameters, queryNames } = parametersOf(route, procedure.inputs, propertiesOf(input), converter);
   if (route.method !== 'GET') parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   const operation: OpenApiOperation = {
     operationId: route.operationId,
@@ -148,7 +167,7 @@ function operationOf(route: RestRoute, converter: SchemaConverter, usedErrors: S
     }
   }
   operation.responses[String(route.status)] = successResponse(route, procedure.output, converter);
-  for (const status of errorStatusesOf(route, { actingUser: procedure.actingUser })) {
+  for (const status of errorStatusesOf(route)) {
     usedErrors.add(status);
     operation.responses[String(status)] = { $ref: `#/components/responses/${errorStatuses[status].name}` };
   }

@@ -42,7 +42,8 @@ export const errorStatuses = {
   },
   403: {
     name: 'Forbidden',
-    description: 'The acting user may not do this (`forbidden`, `user_inactive`, `override_not_permitted`).',
+    description:
+      'The caller may not do this: the acting user (named by `email`, or the member a personal API key belongs to) lacks the role (`forbidden`, `override_not_permitted`), is deactivated (`user_inactive`), or is not the one named (`acting_user_mismatch`).',
     code: snakeCase(),
     example: { error: 'Only an Owner or Admin may create invoices', code: 'forbidden' },
   },
@@ -113,15 +114,15 @@ export const hasRequestBody = (route: Pick<RestRoute, 'method'>) => takesBody(ro
 
 /**
  * Which error statuses one operation documents. Every operation can meet an unknown workspace or a
- * bad key (404, 401), a malformed path (400), a rule (422), the per-key rate limit (429), a server
- * failure (500) and a move of the workspace (503); bodies add 413/415 (and 400 for bad JSON); an acting
- * user (`email`) adds 403; every write may conflict with existing data (409); the spec's Accept
- * rule adds 406.
+ * bad key (404, 401), a malformed path (400), a refused caller (403: a personal API key acts as its
+ * member, whom the role rules may refuse, `forbidden`, and who may have been deactivated,
+ * `user_inactive`; so may the acting user an `email` names), a rule (422), the per-key rate limit
+ * (429), a server failure (500) and a move of the workspace (503); bodies add 413/415 (and 400 for
+ * bad JSON); every write may conflict with existing data (409); the spec's Accept rule adds 406.
  */
-export function errorStatusesOf(route: RestRoute, opts: { actingUser: boolean }): DocumentedErrorStatus[] {
-  const statuses: DocumentedErrorStatus[] = [400, 401, 404, 422, 429, 500, 503];
+export function errorStatusesOf(route: RestRoute): DocumentedErrorStatus[] {
+  const statuses: DocumentedErrorStatus[] = [400, 401, 403, 404, 422, 429, 500, 503];
   if (hasRequestBody(route)) statuses.push(413, 415);
-  if (opts.actingUser) statuses.push(403);
   if (route.method !== 'GET') statuses.push(409);
   if (route.requireJsonAccept) statuses.push(406);
   return statuses.sort((a, b) => a - b);

@@ -125,7 +125,9 @@ function isRestRequest(method: string, path: string): boolean {
  * the route table is called the same way: parse the request into the procedure's input, call it
  * through `createCaller` (so auth and acting-user middleware always run), write the result with the
  * row's status. Its steps are, in order: the request id and log line, the path check, CORS for the
- * service's own pages, the idempotency key's claim, the JSON body, the row, its Accept and query.
+ * service's own pages, the row (404 `route_not_found`, 405 `method_not_allowed`: a request that is
+ * no operation hears that first, whatever its body or headers), its Accept rule, the idempotency
+ * key's claim, the JSON body, the key's stored answer, the query.
  *
  * Not an Express router: Express's per-request work (its request and response objects, the layer
  * walk, `res.json`) cost as much CPU as the whole procedure on the write path (the bench's
@@ -139,16 +141,24 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
   async function serve(req: IncomingMessage, res: ServerResponse, requestId: string, target: { path: string; query: string }): Promise<void> {
     if (!isDecodablePath(target.path)) throw new AppError('bad_request', 'invalid_path', 'The request path is not valid percent-encoded UTF-8');
     if (answerCors(services.config, req, res)) return;
-    const ctx = contextFor(services, req, requestId, subdomainOf);
-    const exchange = claimKey(services, req, res, ctx);
-    const body = takesBody(req.method ?? 'GET') ? await readJsonBody(req, res) : undefined;
     const path = target.path.slice(REST_PREFIX.length) || '/';
     const method = req.method ?? 'GET';
+    // The row first: neither the key nor the body of a request that is no operation is looked at.
     const found = match(method, path);
     if ('allow' in found) {
       if (found.allow.length === 0) throw new AppError('not_found', 'route_not_found', `No operation ${method} ${REST_PREFIX}${path}`);
       throw new AppError('method_not_allowed', 'method_not_allowed', `${method} is not allowed here; use ${found.allow.filter((m) => m !== 'HEAD').join(' or ')}`, { extra: { allow: found.allow } });
     }
+    const ctx = contextFor(services, req, requestId, subdomainOf);
+    if (found.route.requireJsonAccept && !acceptsJson(req)) {
+      authenticate(ctx); // who may not call at all hears 404/401 before being told about Accept
+      // Before the key is claimed: a 406 is about the request's headers, which the key's fingerprint
+      // does not see, so it is never kept for the key, and a stored answer is never replayed to a
+      // request that does not accept it.
+      throw new AppError('not_acceptable', 'not_acceptable', 'This endpoint answers JSON only: send Accept: application/json');
+    }
+    const exchange = claimKey(services, req, res, ctx);
+    const body = takesBody(method) ? await readJsonBody(req, res) : undefined;
     await call(req, res, ctx, { route: found.route, params: found.params, query: target.query, body, exchange });
   }
 
@@ -160,10 +170,6 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
   ): Promise<void> {
     const { route } = request;
     if (request.exchange && answeredByKey(request.exchange, ctx, req, request.body, res, route)) return;
-    if (route.requireJsonAccept && !acceptsJson(req)) {
-      authenticate(ctx); // who may not call at all hears 404/401 before being told about Accept
-      throw new AppError('not_acceptable', 'not_acceptable', 'This endpoint answers JSON only: send Accept: application/json');
-    }
     let query: Record<string, unknown> = {};
     if (route.query) {
       const parsed = route.query.safeParse(parseQuery(request.query));

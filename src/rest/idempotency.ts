@@ -10,10 +10,12 @@ import { procedureSchemas } from '../trpc/procedure-schemas.ts';
 import type { RestRoute } from './types.ts';
 
 /**
- * `Idempotency-Key` on REST writes (docs/idempotency.md), in two steps. Before the body is read:
- * the caller is authenticated and the key claimed (a malformed key is 422, a key in use 409), and
- * the answer about to be written is kept for the key. Once the route has its body, `answeredByKey`
- * replays the key's stored answer, refuses a reused key, or lets the route run.
+ * `Idempotency-Key` on REST writes (docs/idempotency.md), in two steps. Once the request is known
+ * to be an operation it may be answered (its row matched, its Accept rule met) and before its body
+ * is read: the caller is authenticated and the key claimed (a malformed key is 422, a key in use
+ * 409), and the answer about to be written is kept for the key. Once the route has its body,
+ * `answeredByKey` replays the key's stored answer, refuses a reused key, or lets the route run.
+ * Refusals before that match (no such operation, 406, a body that cannot be read) are never kept.
  */
 export function claimKey(services: AppServices, req: IncomingMessage, res: ServerResponse, ctx: Context): IdempotentExchange | undefined {
   if (req.headers[IDEMPOTENCY_HEADER] === undefined) return undefined;

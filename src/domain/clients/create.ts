@@ -48,6 +48,7 @@ export function addClient(scope: Scope, input: z.output<typeof addInput>): z.out
       currency: c.currency,
       default_invoice_due_in_days: c.default_invoice_due_in_days ?? 30,
       full_address: c.address_attributes?.full_address,
+      tax_id: c.tax_id,
       status: c.status,
     });
     return { notice_code: 'client_created' as const, client_id: client.id, client };

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { cursorInput } from '../pagination.ts';
-import { currency, dateTime, dateTimeOut, idIn, idOut, nonEmptyText } from '../fields.ts';
+import { currency, dateTime, dateTimeOut, idIn, idOut, isOneLine, nonEmptyText, ONE_LINE_MESSAGE } from '../fields.ts';
 import { recipientRecord } from '../recipients/schemas.ts';
 
-/** A tax or VAT id as printed (`DE 123 456 789` is kept as written); one line. */
+/** A tax or VAT id as printed (`DE 123 456 789` is kept as written); one line, as names are. */
 const taxId = z
   .string({ message: 'must be a tax or VAT id' })
   .trim()
   .max(50, 'must be at most 50 characters')
-  .regex(/^[^\n\r\t]*$/, 'must be one line')
+  .refine(isOneLine, ONE_LINE_MESSAGE)
   .describe('Tax or VAT id, e.g. DE123456789');
 
 const clientStatus = z.enum(['active', 'archived'], { message: 'must be "active" or "archived"' });
@@ -62,9 +62,13 @@ const clearableText = (max: number) =>
     .nullable()
     .transform((v) => v ?? '');
 
+/** A client's second name line (printed under its name on invoices): one line, as the name is. */
+const secondaryName = (typeMessage: string) =>
+  z.string({ message: typeMessage }).trim().max(200, 'must be at most 200 characters').refine(isOneLine, ONE_LINE_MESSAGE);
+
 export const createInput = z.object({
   name: nonEmptyText(200),
-  secondary_name: z.string().trim().max(200).optional(),
+  secondary_name: secondaryName('must be a string').optional(),
   internal_notes: z.string().max(10_000).optional(),
   currency: currency.default('USD'),
   default_invoice_due_in_days: dueInDaysRange.default(30),
@@ -84,7 +88,10 @@ export const createOutput = z.object({ client: clientRecord });
 const clientChanges = z.object(
   {
     name: nonEmptyText(200).optional(),
-    secondary_name: clearableText(200).optional(),
+    secondary_name: secondaryName('must be a string or null')
+      .nullable()
+      .transform((v) => v ?? '')
+      .optional(),
     internal_notes: clearableText(10_000).optional(),
     currency: currency.optional(),
     default_invoice_due_in_days: dueInDaysDigits.optional(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invoiceKinds, invoiceStatuses, outboxStatuses, paymentMethods } from '../../db/schema/index.ts';
-import { dateOut, dateTime, dateTimeOut, flexibleDate, idIn, idOut, nonEmptyText, uuid } from '../fields.ts';
+import { dateOut, dateTime, dateTimeOut, flexibleDate, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
 
 /** `'true'`/`'false'` as the spec sends them; a JSON boolean is accepted too. */
@@ -21,11 +21,16 @@ const MAX_TOTAL = 1e13;
 /** A line bills at most one entry, and an entry holds at most 24 hours. */
 const MAX_LINE_HOURS = 24;
 
+/**
+ * Ids as every request names them (`idIn`): an unknown or malformed `time_entry_id` is 404
+ * `time_entry_not_found`, and a `project_id`, `task_id` or `user_id` that is not the entry's is 422
+ * on that field (`computeTimeLines`), whatever its spelling.
+ */
 export const timeEntryLineInput = z.object({
-  time_entry_id: uuid,
+  time_entry_id: idIn('must be a time entry id'),
   project_id: idIn('must be a project id'),
-  task_id: uuid,
-  user_id: uuid,
+  task_id: idIn('must be a task id'),
+  user_id: idIn('must be a user id'),
   notes: z.string().max(5000).optional(),
   hours: finite('hours')
     .refine((h) => h > 0, 'must be greater than 0')

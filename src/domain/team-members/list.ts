@@ -6,9 +6,7 @@ import { keysetOrder } from '../pagination.ts';
 import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';
 import { toTeamMemberRecord } from './records.ts';
-import type { listInput, listOutput, listPageInput, listPageOutput } from './schemas.ts';
-
-const DEFAULT_PAGE_SIZE = 30;
+import { DEFAULT_PAGE_SIZE, type listInput, type listOutput, type listPageInput, type listPageOutput } from './schemas.ts';
 
 const statements = (db: Database) => ({
   count: db.select({ n: count() }).from(teamMembers).prepare(),

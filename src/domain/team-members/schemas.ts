@@ -28,11 +28,18 @@ const pageInt = (name: string) =>
     z.number({ message: `${name} must be a whole number` }).int(`${name} must be a whole number`),
   );
 
+/** Members on a page when `page_number` is given without `page_size`. */
+export const DEFAULT_PAGE_SIZE = 30;
+
 export const listPageInput = z.object({
   /** Only the member with this address (compared ignoring case), as the vendor documents it. */
   email: email.optional().meta({ description: 'Only the team member with this e-mail address (compared ignoring case)' }),
   page_number: pageInt('page_number').pipe(z.number().min(1, 'page_number starts at 1')).optional(),
-  page_size: pageInt('page_size').pipe(z.number().min(1, 'page_size must be 1 to 100').max(100, 'page_size must be 1 to 100')).optional(),
+  page_size: pageInt('page_size')
+    .pipe(z.number().min(1, 'page_size must be 1 to 100').max(100, 'page_size must be 1 to 100'))
+    .optional()
+    // Not an OpenAPI `default`: without page_number it is not 30 but every member (and "Try it out" would send it).
+    .meta({ description: `Members per page, 1 to 100, when page_number is given (${DEFAULT_PAGE_SIZE} if left out); without page_number every member is returned` }),
 });
 
 export const listPageOutput = z.object({ team_members: z.array(teamMemberRecord), pagination: paginationRecord });
