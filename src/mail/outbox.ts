@@ -15,6 +15,8 @@ export interface OutgoingMail {
   /** The client recipient the message is for, so it is not delivered once they are deleted. */
   recipientId?: string | null;
   attachInvoicePdf?: boolean;
+  /** An invoice's message: the words composed again with the figures at delivery (`outbox.words`). */
+  words?: { message: string | null; copyFor: string | null } | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export function enqueueMail(scope: Pick<Scope, 'now' | 'links' | 'after'>, tx: D
       text: mail.text,
       html: mail.html ?? null,
       attachInvoicePdf: mail.attachInvoicePdf ?? false,
+      words: mail.words ?? null,
       status: 'pending',
       attempts: 0,
       nextAttemptAt: at,

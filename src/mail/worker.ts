@@ -3,6 +3,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import type { Database, Db } from '../db/index.ts';
 import { outbox, recipients } from '../db/schema/index.ts';
 import { invoicePdf } from '../domain/invoices/pdf.ts';
+import { invoiceMailAtDelivery } from '../domain/invoices/mail.ts';
 import { findInvoice } from '../domain/invoices/queries.ts';
 import { CANCELLED_PREFIX, CLIENT_INVOICE_KINDS, INVOICE_SENDING_KINDS, settleInvoiceDelivery } from '../domain/invoices/settle.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -44,33 +45,27 @@ type OutboxRow = typeof outbox.$inferSelect;
  * Taking over an expired claim counts the attempt that never reported back, so a message that
  * kills or hangs every worker fails for good after MAX_ATTEMPTS instead of being taken over forever.
  */
-function claimOne(db: Database, now: Date): OutboxRow | null {
-  const at = now.toISOString();
-  const staleBefore = new Date(now.getTime() - LEASE_MS).toISOString();
-  return db.transaction(
-    (tx) => {
-      const due = and(
-        eq(outbox.status, 'pending'),
-        lte(outbox.nextAttemptAt, at),
-        or(isNull(outbox.claimedAt), lte(outbox.claimedAt, staleBefore)),
-      );
-      for (;;) {
-        const row = tx.select().from(outbox).where(due).orderBy(outbox.nextAttemptAt, outbox.createdAt).limit(1).get();
-        if (!row) return null;
-        const interrupted = row.claimedAt !== null;
-        const attempts = row.attempts + (interrupted ? 1 : 0);
-        if (interrupted && attempts >= MAX_ATTEMPTS) {
-          // Like any final failure it leaves the invoice `sending` (nothing to settle).
-          tx.update(outbox).set({ status: 'failed', attempts, claimedAt: null, lastError: INTERRUPTED }).where(eq(outbox.id, row.id)).run();
-          continue;
-        }
-        const claim = { claimedAt: at, attempts, ...(interrupted && { lastError: INTERRUPTED }) };
-        const changed = tx.update(outbox).set(claim).where(and(eq(outbox.id, row.id), due)).run().changes;
-        return changed === 1 ? { ...row, ...claim } : null;
+function claimOne(scope: Scope): OutboxRow | null {
+  const at = scope.now.toISOString();
+  const staleBefore = new Date(scope.now.getTime() - LEASE_MS).toISOString();
+  return scope.write((tx) => {
+    const due = and(eq(outbox.status, 'pending'), lte(outbox.nextAttemptAt, at), or(isNull(outbox.claimedAt), lte(outbox.claimedAt, staleBefore)));
+    for (;;) {
+      const row = tx.select().from(outbox).where(due).orderBy(outbox.nextAttemptAt, outbox.createdAt).limit(1).get();
+      if (!row) return null;
+      const interrupted = row.claimedAt !== null;
+      const attempts = row.attempts + (interrupted ? 1 : 0);
+      if (interrupted && attempts >= MAX_ATTEMPTS) {
+        // Failed for good, like any last failure (recordFailure): the invoice settles on the rest.
+        tx.update(outbox).set({ status: 'failed', attempts, claimedAt: null, lastError: INTERRUPTED }).where(eq(outbox.id, row.id)).run();
+        settleAfter(scope, tx, row);
+        continue;
       }
-    },
-    { behavior: 'immediate' },
-  );
+      const claim = { claimedAt: at, attempts, ...(interrupted && { lastError: INTERRUPTED }) };
+      const changed = tx.update(outbox).set(claim).where(and(eq(outbox.id, row.id), due)).run().changes;
+      return changed === 1 ? { ...row, ...claim } : null;
+    }
+  });
 }
 
 /**
@@ -101,15 +96,29 @@ const ONE_TIME_LINK_KINDS = ['invite', 'password_reset'];
 const keptText = (row: OutboxRow): Partial<OutboxRow> =>
   ONE_TIME_LINK_KINDS.includes(row.kind) ? { text: row.text.replace(/#token=[A-Za-z0-9_-]+/g, '#token=(removed once delivered)') } : {};
 
-/** Marks a delivered message sent and, when it was the invoice's last one, the invoice `sent`. */
-function recordSent(scope: Scope, row: OutboxRow): void {
+/**
+ * Settles the invoice of a message of its sending that was just delivered, cancelled or given up,
+ * in the transaction recording it (settleInvoiceDelivery: only client messages still pending keep
+ * it waiting).
+ */
+function settleAfter(scope: Scope, tx: Db, row: OutboxRow): void {
+  if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
+}
+
+/**
+ * Marks a delivered message sent, keeping the text it was delivered with, and settles its invoice.
+ * `delivered` is what went out: an invoice message is composed again at delivery (composeMessage).
+ */
+function recordSent(scope: Scope, row: OutboxRow, delivered: Pick<OutboxRow, 'text' | 'html'>): void {
   const at = scope.now.toISOString();
+  const sent = { ...row, ...delivered };
+  const composed = { ...(sent.text !== row.text && { text: sent.text }), ...(sent.html !== row.html && { html: sent.html }) };
   scope.write((tx) => {
     tx.update(outbox)
-      .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null, ...keptText(row) })
+      .set({ status: 'sent', sentAt: at, attempts: sql`${outbox.attempts} + 1`, claimedAt: null, lastError: null, ...composed, ...keptText(sent) })
       .where(eq(outbox.id, row.id))
       .run();
-    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
+    settleAfter(scope, tx, row);
   });
 }
 
@@ -160,34 +169,39 @@ function cancelIfUnwanted(scope: Scope, row: OutboxRow): boolean {
       .set({ status: 'failed', lastError: `${CANCELLED_PREFIX} ${reason}`, claimedAt: null })
       .where(eq(outbox.id, row.id))
       .run();
-    if (row.invoiceId && INVOICE_SENDING_KINDS.includes(row.kind)) settleInvoiceDelivery(scope, tx, row.invoiceId);
+    settleAfter(scope, tx, row);
     return true;
   });
 }
 
 /**
- * Records a failed attempt: retried later, or failed for good after MAX_ATTEMPTS. Only while the
+ * Records a failed attempt: retried later, or failed for good after MAX_ATTEMPTS, when the invoice
+ * it belongs to settles on the rest of its messages (settleInvoiceDelivery). Only while the
  * message is still this attempt's (pending, with this attempt's claim): a cancellation made during
  * the attempt (a payment recorded, the invoice voided, the recipient deleted) stands, else the
  * retry would deliver a reminder to a client who has paid. Returns 'cancelled' when it did.
  */
-function recordFailure(db: Database, row: OutboxRow, err: unknown, now: Date): 'retry' | 'failed' | 'cancelled' {
+function recordFailure(scope: Scope, row: OutboxRow, err: unknown): 'retry' | 'failed' | 'cancelled' {
   const failures = row.attempts + 1;
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
   const final = failures >= MAX_ATTEMPTS;
-  const changed = db
-    .update(outbox)
-    .set({
-      attempts: failures,
-      status: final ? 'failed' : 'pending',
-      lastError: message,
-      claimedAt: null,
-      nextAttemptAt: final ? row.nextAttemptAt : new Date(now.getTime() + backoffMs(failures)).toISOString(),
-    })
-    .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), row.claimedAt === null ? isNull(outbox.claimedAt) : eq(outbox.claimedAt, row.claimedAt)))
-    .run().changes;
-  if (changed === 0) return 'cancelled';
-  return final ? 'failed' : 'retry';
+  return scope.write((tx) => {
+    const changed = tx
+      .update(outbox)
+      .set({
+        attempts: failures,
+        status: final ? 'failed' : 'pending',
+        lastError: message,
+        claimedAt: null,
+        nextAttemptAt: final ? row.nextAttemptAt : new Date(scope.now.getTime() + backoffMs(failures)).toISOString(),
+      })
+      .where(and(eq(outbox.id, row.id), eq(outbox.status, 'pending'), row.claimedAt === null ? isNull(outbox.claimedAt) : eq(outbox.claimedAt, row.claimedAt)))
+      .run().changes;
+    if (changed === 0) return 'cancelled';
+    if (!final) return 'retry';
+    settleAfter(scope, tx, row);
+    return 'failed';
+  });
 }
 
 interface DeliveryResult {
@@ -203,20 +217,26 @@ interface DeliveryResult {
 /** The address of `MAIL_FROM` (`hourbook <no-reply@example.com>` → `no-reply@example.com`). */
 const addressOf = (mailFrom: string) => /<([^<>]+)>\s*$/.exec(mailFrom)?.[1]?.trim() ?? mailFrom.trim();
 
+/** The text and HTML a message is delivered with. */
+type Body = Pick<OutboxRow, 'text' | 'html'>;
+
 /**
- * The message as nodemailer sends it, with the invoice's PDF attached when it asks for it. It comes
- * from the workspace: the sender name of its identity (read at delivery, so a change applies to
- * mail still waiting) with the address of `MAIL_FROM`.
+ * The message as nodemailer sends it, with the invoice's PDF attached when it asks for it, and the
+ * body it carries. It comes from the workspace: the sender name of its identity (read at delivery,
+ * so a change applies to mail still waiting) with the address of `MAIL_FROM`. An invoice message
+ * (to the client, or the sender's copy) states the invoice's figures as they are now, like the PDF
+ * rendered now: a payment recorded while it waited is not asked for again (invoiceMailAtDelivery).
  */
-async function composeMessage(scope: Scope, mailFrom: string, row: OutboxRow): Promise<Mail.Options & { messageId: string }> {
+async function composeMessage(scope: Scope, mailFrom: string, row: OutboxRow): Promise<{ message: Mail.Options & { messageId: string }; body: Body }> {
+  const body: Body = (INVOICE_SENDING_KINDS.includes(row.kind) && invoiceMailAtDelivery(scope, row)) || { text: row.text, html: row.html };
   const message: Mail.Options & { messageId: string } = {
     from: { name: readIdentity(scope).senderName, address: addressOf(mailFrom) },
     to: row.toName ? { name: row.toName, address: row.toAddress } : row.toAddress,
     subject: row.subject,
-    text: row.text,
+    text: body.text,
     messageId: row.messageId,
     headers: { 'X-Hourbook-Message-Kind': row.kind },
-    ...(row.html ? { html: row.html } : {}),
+    ...(body.html ? { html: body.html } : {}),
     ...(row.replyTo ? { replyTo: row.replyTo } : {}),
   };
   if (row.attachInvoicePdf && row.invoiceId) {
@@ -224,15 +244,15 @@ async function composeMessage(scope: Scope, mailFrom: string, row: OutboxRow): P
     const content = await invoicePdf(scope, invoice);
     message.attachments = [{ filename: invoicePdfFileName(invoice), content, contentType: 'application/pdf' }];
   }
-  return message;
+  return { message, body };
 }
 
 /**
  * Runs `attempt` until it settles or `deadline` aborts, whichever comes first. The transport gets the
  * signal too and closes its connection; work that cannot be stopped (a hung render) is left behind.
  */
-function withinDeadline(deadline: AbortSignal, attempt: Promise<void>): Promise<void> {
-  return new Promise((resolve, reject) => {
+function withinDeadline<T>(deadline: AbortSignal, attempt: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     const abandon = () => reject(new Error(`delivery attempt abandoned after ${ATTEMPT_MS / 60_000} minutes`));
     deadline.addEventListener('abort', abandon, { once: true });
     attempt.then(resolve, reject).finally(() => deadline.removeEventListener('abort', abandon));
@@ -247,7 +267,6 @@ function withinDeadline(deadline: AbortSignal, attempt: Promise<void>): Promise<
  */
 export async function deliverOutbox(handle: WorkspaceHandle, services: AppServices, transport?: MailTransport): Promise<DeliveryResult> {
   const result: DeliveryResult = { sent: 0, retried: 0, failed: 0, cancelled: 0, more: false };
-  const db = handle.db;
   const { scope } = openWorkspaceScope(services, handle);
   let own: MailTransport | null = null;
   try {
@@ -259,25 +278,30 @@ export async function deliverOutbox(handle: WorkspaceHandle, services: AppServic
       // Rows of a shared transaction still open are visible on this connection: commit it first,
       // so only committed mail is claimed, and send it once it is on disk.
       handle.commits.flush();
-      const row = claimOne(db, services.clock());
+      const row = runInScope(services, handle, claimOne);
       if (!row) break;
       await handle.commits.synced();
       if (runInScope(services, handle, (scope) => cancelIfUnwanted(scope, row))) {
         result.cancelled++;
         continue;
       }
+      let delivered: Body;
       try {
         own ??= transport ? null : createMailTransport(services.config, handle.subdomain);
         const via = transport ?? own!;
         const deadline = AbortSignal.timeout(ATTEMPT_MS);
-        await withinDeadline(deadline, composeMessage(scope, services.config.mailFrom, row).then((message) => via.send(message, row.id, deadline)));
+        const attempt = composeMessage(scope, services.config.mailFrom, row).then(async ({ message, body }) => {
+          await via.send(message, row.id, deadline);
+          return body;
+        });
+        delivered = await withinDeadline(deadline, attempt);
       } catch (err) {
-        const outcome = recordFailure(db, row, err, services.clock());
+        const outcome = runInScope(services, handle, (scope) => recordFailure(scope, row, err));
         result[outcome === 'failed' ? 'failed' : outcome === 'retry' ? 'retried' : 'cancelled']++;
         services.logger.warn({ err, outbox_id: row.id, workspace: handle.subdomain, outcome }, 'mail delivery failed');
         continue;
       }
-      runInScope(services, handle, (scope) => recordSent(scope, row));
+      runInScope(services, handle, (scope) => recordSent(scope, row, delivered));
       result.sent++;
     }
   } finally {

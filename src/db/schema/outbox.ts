@@ -22,6 +22,14 @@ export const outbox = sqliteTable(
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),
+    /**
+     * An invoice's message (to the client, or the sender's copy): what stays as queued, the
+     * sender's own words (null: the template's) and the copy's addressee. The worker writes the
+     * rest (figures, page link, signature) again at delivery from the invoice as it is then, so a
+     * payment made while the message waited is not asked for. Null for other messages, and for
+     * invoice messages queued before this column, which go as queued.
+     */
+    words: text('words', { mode: 'json' }).$type<{ message: string | null; copyFor: string | null }>(),
     /** Render the invoice PDF and attach it at delivery time. */
     attachInvoicePdf: bool('attach_invoice_pdf').notNull().default(false),
     status: text('status', { enum: outboxStatuses }).notNull().default('pending'),

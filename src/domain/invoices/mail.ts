@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.ts';
 import { invoiceProjects, invoices, projects } from '../../db/schema/index.ts';
 import { enqueueMail, type OutgoingMail } from '../../mail/outbox.ts';
 import { defaultInvoiceSubject, invoiceMail, reminderMail, type MailSeller, type PageLink } from '../../mail/templates/invoice.ts';
+import type { RenderedMail } from '../../mail/templates/layout.ts';
 import type { Scope } from '../scope.ts';
 import { readIdentityIn, type Identity } from '../workspace/identity.ts';
 import { balanceDueMinor, paidByInvoice } from './balance.ts';
@@ -65,6 +66,31 @@ function creditedOf(tx: Db, invoice: InvoiceRow): { number: string | null; paidM
   return { number, paidMinor: paidByInvoice(tx, [invoice.creditedInvoiceId]).get(invoice.creditedInvoiceId) ?? 0 };
 }
 
+type DocumentFacts = Parameters<typeof invoiceMail>[0]['doc'];
+
+/**
+ * What an invoice (or credit note) message states, from the invoice as it is in `db`: its total,
+ * what was paid and what is still due, the due date, the link to its page (and whether that page
+ * offers to pay); for a credit note, the invoice it cancels and what was paid on it.
+ */
+function documentFacts(scope: Scope, db: Db, invoice: InvoiceRow, ctx: MailContext): DocumentFacts {
+  const f = formatsFor(ctx.identity.locale, invoice.currency);
+  const credited = creditedOf(db, invoice);
+  const paidMinor = invoice.kind === 'invoice' ? (paidByInvoice(db, [invoice.id]).get(invoice.id) ?? 0) : 0;
+  const balanceMinor = balanceDueMinor(invoice, paidMinor);
+  return {
+    kind: invoice.kind,
+    number: invoice.number,
+    // A credit note's total is the invoice's, negated: the mail says what it credits, as a positive amount.
+    total: f.money(invoice.kind === 'credit_note' ? Math.abs(invoice.totalMinor) : invoice.totalMinor),
+    paid: paidMinor > 0 ? { paid: f.money(paidMinor), balance: f.money(balanceMinor), settled: balanceMinor === 0 } : null,
+    dueDate: f.day(invoice.dueDate),
+    creditedNumber: credited.number,
+    creditedPaid: credited.paidMinor > 0 ? f.money(credited.paidMinor) : null,
+    page: pageLinkOf(scope, invoice, ctx),
+  };
+}
+
 /**
  * Queues the invoice (or credit note) e-mail for each recipient, greeted by name, and a copy for
  * the acting user, in the caller's transaction. Delivered, `invoice` and `invoice_resend` messages
@@ -85,33 +111,46 @@ export function queueInvoiceMail(
   },
 ): number {
   const content = opts.content ?? { subject: invoice.emailSubject, message: invoice.emailMessage, attachPdf: invoice.attachPdf };
-  const f = formatsFor(ctx.identity.locale, invoice.currency);
   const seller = sellerOf(ctx.identity);
-  const credited = creditedOf(tx, invoice);
-  const paidMinor = invoice.kind === 'invoice' ? (paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0) : 0;
-  const balanceMinor = balanceDueMinor(invoice, paidMinor);
-  const doc = {
-    kind: invoice.kind,
-    number: invoice.number,
-    // A credit note's total is the invoice's, negated: the mail says what it credits, as a positive amount.
-    total: f.money(invoice.kind === 'credit_note' ? Math.abs(invoice.totalMinor) : invoice.totalMinor),
-    paid: paidMinor > 0 ? { paid: f.money(paidMinor), balance: f.money(balanceMinor), settled: balanceMinor === 0 } : null,
-    dueDate: f.day(invoice.dueDate),
-    creditedNumber: credited.number,
-    creditedPaid: credited.paidMinor > 0 ? f.money(credited.paidMinor) : null,
-    page: pageLinkOf(scope, invoice, ctx),
-  };
+  const doc = documentFacts(scope, tx, invoice, ctx);
   const subject = content.subject?.trim() || defaultInvoiceSubject(invoice, seller);
   const base: Omit<OutgoingMail, 'to' | 'kind' | 'text'> = { subject, replyTo: opts.replyTo, invoiceId: invoice.id, attachInvoicePdf: content.attachPdf };
   for (const r of opts.recipients) {
     const body = invoiceMail({ doc, seller, recipientName: r.name, message: content.message });
-    enqueueMail(scope, tx, { ...base, ...body, kind: opts.kind ?? 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } });
+    const words = { message: content.message, copyFor: null };
+    enqueueMail(scope, tx, { ...base, ...body, words, kind: opts.kind ?? 'invoice', recipientId: r.id, to: { address: r.email, name: r.name } });
   }
   if (opts.copyTo) {
-    const body = invoiceMail({ doc, seller, recipientName: opts.copyTo.name, message: content.message, copyFor: `the client ${ctx.clientName}` });
-    enqueueMail(scope, tx, { ...base, ...body, kind: 'invoice_copy', subject: `Copy: ${subject}`, to: { address: opts.copyTo.email, name: opts.copyTo.name } });
+    const words = { message: content.message, copyFor: `the client ${ctx.clientName}` };
+    const body = invoiceMail({ doc, seller, recipientName: opts.copyTo.name, ...words });
+    enqueueMail(scope, tx, { ...base, ...body, words, kind: 'invoice_copy', subject: `Copy: ${subject}`, to: { address: opts.copyTo.email, name: opts.copyTo.name } });
   }
   return opts.recipients.length + (opts.copyTo ? 1 : 0);
+}
+
+/** An invoice message as the outbox holds it. */
+interface QueuedInvoiceMail {
+  invoiceId: string | null;
+  toName: string | null;
+  words: { message: string | null; copyFor: string | null } | null;
+}
+
+/**
+ * An invoice's message (to the client, or the sender's copy) as it is delivered now: the words
+ * queued with it (the sender's message, the copy's addressee, the greeting) with the total, what
+ * was paid, what is still due and whether its page offers to pay as they are at delivery, like the
+ * PDF attached then, so a payment recorded while the message waited (a mail outage, a retry) is
+ * never asked for again; the seller's name and address are read now too, as the sender name is.
+ * Null for a message queued without its words (before they were kept), which goes as queued.
+ */
+export function invoiceMailAtDelivery(scope: Scope, queued: QueuedInvoiceMail): RenderedMail | null {
+  if (!queued.invoiceId || !queued.words) return null;
+  const invoice = scope.db.select().from(invoices).where(eq(invoices.id, queued.invoiceId)).get();
+  if (!invoice) return null;
+  // The client's name only words the copy's note, which is kept in `words`.
+  const ctx = mailContext(scope, scope.db, '');
+  const { message, copyFor } = queued.words;
+  return invoiceMail({ doc: documentFacts(scope, scope.db, invoice, ctx), seller: sellerOf(ctx.identity), recipientName: queued.toName, message, ...(copyFor !== null && { copyFor }) });
 }
 
 /** A reminder of the balance still due, on the due date or a week after. */

@@ -12,6 +12,7 @@ import { mailContext, queueInvoiceMail, replyToFor } from './mail.ts';
 import { findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
 import type { invoiceIdInput, resendInput, sendInput, sendOutput, statusChangeOutput } from './schemas.ts';
+import { clientMailPending } from './settle.ts';
 import { invoiceRecipientIds, recipientsOf, setInvoiceRecipients } from './store.ts';
 import { summaryOf } from './summaries.ts';
 
@@ -92,7 +93,8 @@ export function sendInvoice(scope: ActorScope, input: z.output<typeof sendInput>
  * `invoices.resend`: e-mails an issued invoice or credit note again to the recipients chosen (any
  * live recipients of its client), e.g. when a client lost it. Its status does not change here; an
  * invoice still `sending` (its first recipient's address refused, say) settles on the resend like
- * on its first messages: delivered to the client, it is `sent` (settleInvoiceDelivery).
+ * on its first messages: delivered to the client, it is `sent` (settleInvoiceDelivery), also when
+ * the first messages had already failed for good.
  */
 export function resendInvoice(scope: ActorScope, input: z.output<typeof resendInput>): z.output<typeof sendOutput> {
   requireAdmin(scope, 'send invoices');
@@ -108,14 +110,31 @@ export function resendInvoice(scope: ActorScope, input: z.output<typeof resendIn
 }
 
 /**
+ * Whether `markSent` takes the invoice: a draft, or an invoice still `sending` whose e-mail gave up
+ * without reaching the client (its address refused, nothing pending): the agency delivered it
+ * another way. One whose mail is still on its way waits for it.
+ */
+function markSentRefusal(tx: Db, row: InvoiceRow) {
+  if (row.status === 'draft') return null;
+  if (row.status === 'sending' && clientMailPending(tx, row.id)) {
+    return unprocessable('invoice_not_draft', `${row.kind === 'credit_note' ? 'Credit note' : 'Invoice'} ${row.number} is still being e-mailed; it is sent once delivered`, {
+      invoice_status: row.status,
+    });
+  }
+  return row.status === 'sending' ? null : notDraft(row);
+}
+
+/**
  * `invoices.markSent`: the agency delivered a draft itself (printed, its own mail program): it
- * becomes `sent` without any e-mail, so payments can be recorded and it can become overdue.
+ * becomes `sent` without any e-mail, so payments can be recorded and it can become overdue. Also
+ * for an invoice left `sending` because its e-mail never reached the client (markSentRefusal).
  */
 export function markInvoiceSent(scope: Scope, input: z.output<typeof invoiceIdInput>): z.output<typeof statusChangeOutput> {
   requireAdmin(scope, 'mark invoices sent');
   return scope.write((tx) => {
     const row = findInvoice(tx, input.invoice_id);
-    if (row.status !== 'draft') throw notDraft(row);
+    const refusal = markSentRefusal(tx, row);
+    if (refusal) throw refusal;
     const at = scope.now.toISOString();
     const [sent] = tx.update(invoices).set({ status: 'sent', sentAt: at, updatedAt: at }).where(eq(invoices.id, row.id)).returning().all();
     const invoice = summaryOf(scope, tx, sent!);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { invoices, outbox } from '../../db/schema/index.ts';
 import { recordEvent } from '../events.ts';
@@ -11,7 +11,10 @@ import { summaryOf } from './summaries.ts';
  * the invoice.
  */
 export const CLIENT_INVOICE_KINDS = ['invoice', 'invoice_resend'];
-/** The messages whose delivery settles an invoice's status (with the sender's copy); reminders do not. */
+/**
+ * The messages of an invoice's sending: the client's, and the sender's copy. The worker settles the
+ * invoice when one of them is delivered, cancelled or given up; only the client's decide how.
+ */
 export const INVOICE_SENDING_KINDS = [...CLIENT_INVOICE_KINDS, 'invoice_copy'];
 /**
  * A message cancelled before delivery (invoice voided or paid, recipient deleted) is `failed` with
@@ -19,33 +22,35 @@ export const INVOICE_SENDING_KINDS = [...CLIENT_INVOICE_KINDS, 'invoice_copy'];
  */
 export const CANCELLED_PREFIX = 'cancelled:';
 
+const isCancelled = (lastError: string | null) => (lastError ?? '').startsWith(CANCELLED_PREFIX);
+
+/** An invoice's messages to the client (first sending and resends): how each stands. */
+const clientMessages = (tx: Db, invoiceId: string) =>
+  tx
+    .select({ status: outbox.status, lastError: outbox.lastError })
+    .from(outbox)
+    .where(and(eq(outbox.invoiceId, invoiceId), inArray(outbox.kind, CLIENT_INVOICE_KINDS)))
+    .all();
+
+/** Whether a message of the invoice to the client is still on its way (pending: queued or retrying). */
+export const clientMailPending = (tx: Db, invoiceId: string): boolean => clientMessages(tx, invoiceId).some((m) => m.status === 'pending');
+
 /**
- * Called by the mail worker in the transaction that records a message's outcome: once none of an
- * invoice's messages is still open (pending, or failed for a reason other than a cancellation), a
- * `sending` invoice becomes `sent` when a client message (sent or resent) was delivered, or `draft`
- * again when every client message was cancelled, since then the client never received it.
+ * Called by the mail worker in the transaction that records a message's outcome (delivered,
+ * cancelled, or failed for good). Only a client message still pending keeps a `sending` invoice
+ * waiting; the sender's copy never does. Once none is pending:
+ * - a client message (sent or resent) was delivered: the invoice is `sent` (`sent_at`, `invoice.sent`),
+ *   whatever happened to other recipients or to the copy: the client has it;
+ * - none was, and one failed for good (an address refused): it stays `sending`, since the client
+ *   never got it; a resend that is delivered settles it, or `invoices.markSent` (delivered otherwise);
+ * - every client message was cancelled: `draft` again.
  */
 export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): void {
   const at = scope.now.toISOString();
-  const open = tx
-    .select({ id: outbox.id })
-    .from(outbox)
-    .where(
-      and(
-        eq(outbox.invoiceId, invoiceId),
-        inArray(outbox.kind, INVOICE_SENDING_KINDS),
-        or(eq(outbox.status, 'pending'), and(eq(outbox.status, 'failed'), sql`coalesce(${outbox.lastError}, '') NOT LIKE ${`${CANCELLED_PREFIX}%`}`)),
-      ),
-    )
-    .limit(1)
-    .get();
-  if (open) return;
-  const delivered = tx
-    .select({ id: outbox.id })
-    .from(outbox)
-    .where(and(eq(outbox.invoiceId, invoiceId), inArray(outbox.kind, CLIENT_INVOICE_KINDS), eq(outbox.status, 'sent')))
-    .limit(1)
-    .get();
+  const messages = clientMessages(tx, invoiceId);
+  if (messages.some((m) => m.status === 'pending')) return;
+  const delivered = messages.some((m) => m.status === 'sent');
+  if (!delivered && messages.some((m) => m.status === 'failed' && !isCancelled(m.lastError))) return;
   const [settled] = tx
     .update(invoices)
     .set(delivered ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
