@@ -8,6 +8,7 @@ import { contextFor } from '../trpc/context.ts';
 import { createCaller } from '../trpc/router.ts';
 import { browserRequest } from '../web/browser.ts';
 import { subdomainFromHost } from '../workspaces/host.ts';
+import type { HeldPieces } from './held-pieces.ts';
 
 /**
  * CSV downloads on the workspace's host: `GET /api/exports/<report>.csv?<parameters>`.
@@ -19,7 +20,9 @@ import { subdomainFromHost } from '../workspaces/host.ts';
  * cookie opens nothing here. A download changes nothing, so it needs no CSRF header (the app links
  * to it). The CSV is written as the procedure's pieces arrive,
  * each only after the previous one was taken by the socket (backpressure), so memory stays flat
- * whatever the size; a client that goes away stops the export.
+ * whatever the size; a client that goes away stops the export. The pieces hold the workspace file
+ * open while they are written, and a hand-over or a client that stops reading cuts them
+ * (src/exports/held-pieces.ts; docs/operations.md, "Downloads and hand-overs").
  */
 export const EXPORTS_PREFIX = '/api/exports';
 
@@ -81,30 +84,44 @@ export function exportsRouter(services: AppServices): Router {
       return;
     }
     const ctx = contextFor(services, req, requestId, subdomainOf, browserRequest(req, res, services.config, services.clock));
-    // The workspace file must stay open while the pieces are read, after the procedure returned.
-    const handle = ctx.subdomain ? services.registry.get(ctx.subdomain) : null;
-    const run = async () => {
-      let csv;
-      try {
-        csv = await createCaller(ctx).reports.exportCsv(inputOf(name, req.query));
-      } catch (err) {
-        sendError(res, err, services.logger, requestId);
-        return;
-      }
-      res.status(200);
-      res.setHeader('Content-Type', csv.content_type);
-      res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      try {
-        if (await writeAll(res, csv.pieces)) res.end();
-      } catch (err) {
-        // The status line is gone: cut the response so the client sees an incomplete download.
-        services.logger.error({ err, request_id: requestId }, 'export failed while streaming');
-        res.destroy();
-      }
-    };
-    await (handle ? services.registry.using(handle, run) : run());
+    let csv;
+    try {
+      csv = await createCaller(ctx).reports.exportCsv(inputOf(name, req.query));
+    } catch (err) {
+      sendError(res, err, services.logger, requestId);
+      return;
+    }
+    res.status(200);
+    res.setHeader('Content-Type', csv.content_type);
+    res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    await stream(res, csv.pieces, (failure, err) => services.logger[failure === 'cut' ? 'warn' : 'error']({ err, request_id: requestId }, `export ${failure === 'cut' ? 'cut' : 'failed'} while streaming`));
   });
   return router;
+}
+
+/**
+ * Writes the pieces and ends the response. The pieces hold the workspace file (held-pieces.ts);
+ * when the registry cuts them (a hand-over, a client that stopped reading) the response is cut at
+ * once, even while it waits for the socket to drain, so the client is not left waiting on a
+ * connection that will never send more. A cut or a failure after the status line can only end
+ * the response incomplete, so the client sees a broken download rather than a short file.
+ */
+async function stream(res: Response, pieces: HeldPieces, log: (failure: 'cut' | 'failed', err: unknown) => void): Promise<void> {
+  const cut = () => {
+    log('cut', pieces.signal.reason);
+    res.destroy();
+  };
+  pieces.signal.addEventListener('abort', cut, { once: true });
+  try {
+    if (await writeAll(res, pieces)) res.end();
+  } catch (err) {
+    if (!pieces.signal.aborted) log('failed', err);
+    res.destroy();
+  } finally {
+    pieces.signal.removeEventListener('abort', cut);
+    // Releases the file whichever way the writing ended (a no-op when the pieces already did).
+    await pieces.return();
+  }
 }

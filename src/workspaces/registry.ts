@@ -2,10 +2,11 @@ import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openS
 import { join } from 'node:path';
 import { Checkpointer } from './checkpointer.ts';
 import { AppError } from '../errors.ts';
-import { WorkspaceGate, type Hold } from './gate.ts';
+import { HOLD_RETRY_AFTER_SECONDS, WorkspaceGate, type Hold } from './gate.ts';
 import { WorkspaceHandle, type OpenOptions } from './handle.ts';
 import { isValidSubdomain } from './host.ts';
 import { isRunning } from './processes.ts';
+import { STREAM_LIMITS, type StreamHold, type StreamLimits } from './stream-hold.ts';
 
 export interface RegistryOptions extends OpenOptions {
   dataDir: string;
@@ -23,6 +24,10 @@ export class WorkspaceRegistry {
   /** Writes held per workspace (moves, restores): checked by every write and every open. */
   readonly gate = new WorkspaceGate();
   private checkpointer: Checkpointer | null = null;
+  /** The streams holding each handle (see holdStream), each with the function that cuts it. */
+  private readonly streams = new Map<WorkspaceHandle, Set<(reason: AppError) => void>>();
+  /** How long streams may idle and a hand-over waits for them (tests shorten them). */
+  readonly streamLimits: StreamLimits = { ...STREAM_LIMITS };
 
   constructor(private readonly opts: RegistryOptions) {
     this.maxOpen = opts.maxOpen ?? 64;
@@ -127,10 +132,55 @@ export class WorkspaceRegistry {
   }
 
   /**
+   * Marks a handle busy for a stream read after its request's procedure returned (a CSV export):
+   * the file stays open until `release`. Unlike a request, a stream lasts as long as its client
+   * reads, so the registry may cut it: when its reader takes nothing for `idleMs` (`touch` on each
+   * piece), and when the workspace is handed over. A cut aborts `signal` with the error the
+   * stream ends with, then releases the handle; the stream's listeners run first, while the file
+   * is still open, so they can end the response and clean up.
+   */
+  holdStream(handle: WorkspaceHandle): StreamHold {
+    // A hand-over cuts the streams it finds once; one starting after its hold (a call already
+    // past the door when it began) is refused with its 503 instead of being waited for.
+    this.gate.checkOpen(handle.subdomain);
+    const controller = new AbortController();
+    let released = false;
+    let idle: NodeJS.Timeout | undefined;
+    const cuts = this.streams.get(handle) ?? new Set();
+    const release = () => {
+      if (released) return;
+      released = true;
+      clearTimeout(idle);
+      cuts.delete(cut);
+      if (cuts.size === 0) this.streams.delete(handle);
+      handle.users--;
+      this.evict();
+    };
+    const cut = (reason: AppError) => {
+      if (released) return;
+      controller.abort(reason);
+      release();
+    };
+    const touch = () => {
+      if (released) return;
+      clearTimeout(idle);
+      // A timer must not keep a command-line process alive.
+      idle = setTimeout(() => cut(idleCut(this.streamLimits.idleMs)), this.streamLimits.idleMs).unref();
+    };
+    handle.users++;
+    cuts.add(cut);
+    this.streams.set(handle, cuts);
+    touch();
+    return { signal: controller.signal, touch, release };
+  }
+
+  /**
    * Stops serving a workspace from this process: every request gets 503 `workspace_moved` (clients
    * retry), writes in flight finish, and the file is closed once no request uses it, so it can be
-   * replaced (restore) or retired (moved to another node). `resume` undoes it. `operation`: whose
-   * hold it is (see WorkspaceGate).
+   * replaced (restore) or retired (moved to another node). Downloads still running after
+   * `handOverGraceMs` are cut; a request still running `handOverLimitMs` later fails the
+   * hand-over (503 `workspace_in_use`, the file left open and the hold in place). `resume` undoes
+   * it. `operation`: whose hold it is (see WorkspaceGate).
    */
   async handOver(subdomain: string, reason: string, operation: string | null = null): Promise<void> {
     // The hold a retired workspace keeps (stray requests get 503) guards no file and belongs to no
@@ -140,7 +190,19 @@ export class WorkspaceRegistry {
     await this.gate.hold(subdomain, 'all', reason, operation);
     const handle = this.open.get(subdomain);
     if (!handle) return;
-    while (handle.users > 0) await new Promise((r) => setTimeout(r, 5));
+    // Every new request is refused by now, so this only waits for those already running. A
+    // request ends on its own; a download ends when its client has read it, which may be never
+    // (a paused browser, a suspended laptop): after a short grace the downloads still running are
+    // cut, their clients see an incomplete download, and the hand-over goes on.
+    const { handOverGraceMs, handOverLimitMs } = this.streamLimits;
+    if (!(await unused(handle, handOverGraceMs))) {
+      for (const cut of [...(this.streams.get(handle) ?? [])]) cut(handedOverCut(subdomain, reason));
+      // A request that still runs this long is stuck: refused rather than closed under it, so
+      // the operation that asked gives up (and resumes the workspace) instead of hanging.
+      if (!(await unused(handle, handOverLimitMs))) {
+        throw new AppError('unavailable', 'workspace_in_use', `${subdomain} still had ${handle.users} request(s) running ${handOverLimitMs / 1000} s after it was held for the hand-over; its file was not closed. It stays held (every request 503) until resumed; resume it, or hand it over again`);
+      }
+    }
     this.open.delete(subdomain);
     handle.close();
   }
@@ -210,6 +272,25 @@ export class WorkspaceRegistry {
     }
   }
 }
+
+/** Whether no request uses the handle any more, waiting at most `ms` for it. */
+async function unused(handle: WorkspaceHandle, ms: number): Promise<boolean> {
+  const until = performance.now() + ms;
+  while (handle.users > 0) {
+    if (performance.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return true;
+}
+
+/** What a stream cut by a hand-over ends with: the 503 every request for the workspace now gets. */
+const handedOverCut = (subdomain: string, reason: string) =>
+  new AppError('unavailable', 'workspace_moved', `The workspace ${subdomain} was handed over (${reason}) while this download ran, so it was cut; download it again shortly`, {
+    extra: { retry_after: HOLD_RETRY_AFTER_SECONDS },
+  });
+
+/** What a stream whose reader took nothing for too long ends with. */
+const idleCut = (ms: number) => new AppError('unavailable', 'export_idle', `The download was cut: nothing of it was read for ${ms / 1000} s; download it again`);
 
 const removeWorkspaceFiles = (file: string) => {
   for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(file + suffix, { force: true });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { email } from '../../domain/fields.ts';
 import { exportCsv } from '../../domain/reports/export.ts';
+import { heldPieces } from '../../exports/held-pieces.ts';
 import { invoiceDraft } from '../../domain/reports/invoice-draft.ts';
 import { paidPerMonth } from '../../domain/reports/paid-per-month.ts';
 import { receivablesReport } from '../../domain/reports/receivables.ts';
@@ -36,11 +37,6 @@ import { actingAs, router, workspaceProcedure } from '../init.ts';
 const reportProcedure = workspaceProcedure
   .input(z.object({ email: email.optional() }))
   .use(({ ctx, input, next }) => next({ ctx: { scope: input.email ? actingAs(ctx.scope, input.email) : (ctx.scope as Scope) } }));
-
-/** CSV pieces as an async iterable: tRPC streams it (httpBatchStreamLink); the download door writes it. */
-async function* streamed(pieces: Iterable<string>): AsyncGenerator<string> {
-  for (const piece of pieces) yield piece;
-}
 
 export const reportsRouter = router({
   /** Hours and money over a range of days, grouped by one or two of client, project, task, person, day, week, month. */
@@ -81,10 +77,15 @@ export const reportsRouter = router({
   /**
    * Any report, or the time entries, invoices with lines, or payments, as CSV: `{filename,
    * content_type, pieces}` where `pieces` streams the text. Downloaded over HTTP at
-   * `GET /api/exports/<report>.csv` (docs/reports.md).
+   * `GET /api/exports/<report>.csv` (docs/reports.md). The pieces are read after this returns
+   * (tRPC streams them with httpBatchStreamLink, the download door writes them), so they hold the
+   * workspace file open themselves until read, and a hand-over or an idle reader cuts them
+   * (src/exports/held-pieces.ts, docs/operations.md).
    */
   exportCsv: reportProcedure.input(exportInput).query(({ ctx, input }) => {
     const csv = exportCsv(ctx.scope, input);
-    return { filename: csv.filename, content_type: 'text/csv; charset=utf-8' as const, pieces: streamed(csv.pieces) };
+    // Taken before the call's own hold on the file ends, so there is no moment it could be closed.
+    const pieces = heldPieces(ctx.services.registry.holdStream(ctx.handle), csv.pieces);
+    return { filename: csv.filename, content_type: 'text/csv; charset=utf-8' as const, pieces };
   }),
 });
