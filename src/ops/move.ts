@@ -93,7 +93,7 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
     pulled = await adminCall<{ bytes: number; pages_changed: number; pages_sha256: string }>(target, 'POST', `/workspaces/${subdomain}/pull`, { from, transfer: prepared.transfer, operation });
     log(`${opts.to} fetched the ${pulled.pages_changed} pages written since; its copy is identical (${pulled.bytes} bytes, page digest ${pulled.pages_sha256.slice(0, 16)}…)`);
     // Only while this move's pause is still in force: writes taken after a resume would stay behind.
-    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}`, operation, paused: true });
+    await adminCall(source, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: `moved to ${opts.to}`, operation, paused: true }, { timeoutMs: HAND_OVER_TIMEOUT_MS });
     await setRoute(cluster.socket, cluster.map, subdomain, opts.to);
   } catch (err) {
     // Only a copy this move installed is retired: a refused pull may mean the target has its own workspace of that name.
@@ -107,11 +107,18 @@ export async function moveWorkspace(config: Config, subdomain: string, opts: { t
   return { subdomain, from, to: opts.to, bytes: pulled.bytes, sha256: prepared.sha256, pagesChanged: pulled.pages_changed, pausedMs, retiredTo };
 }
 
+/**
+ * How long a node may take to hand a workspace over: it cuts downloads after 2 s and gives up on a
+ * request still running 30 s later (registry.handOver), so an answer later than this is a node
+ * that will not answer; the move is then undone rather than left waiting.
+ */
+const HAND_OVER_TIMEOUT_MS = 120_000;
+
 /** Puts things back after a failed move: the target's copy (if any) retired, the source serving again. */
 async function undo(source: NodeAddress, target: NodeAddress | null, subdomain: string, operation: string, log: (line: string) => void): Promise<void> {
   try {
     if (target) {
-      await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone', operation });
+      await adminCall(target, 'POST', `/workspaces/${subdomain}/hand-over`, { reason: 'move undone', operation }, { timeoutMs: HAND_OVER_TIMEOUT_MS });
       await adminCall(target, 'POST', `/workspaces/${subdomain}/retire`, { operation });
     }
   } catch (err) {
