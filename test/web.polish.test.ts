@@ -122,7 +122,7 @@ describe.skipIf(!hasChromium)('focus, the phone menu, business dates and message
     const edit = page.getByRole('dialog', { name: 'Edit time' });
     await edit.getByRole('button', { name: 'Delete', exact: true }).click();
     await edit.waitFor({ state: 'detached' });
-    await page.waitForFunction(() => document.activeElement?.tagName === 'H3');
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H2');
     expect(await page.evaluate(() => document.activeElement?.id)).toMatch(/^day-\d{4}-\d{2}-\d{2}$/);
     await page.context().close();
   });

@@ -84,8 +84,9 @@ export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError: watch }),
   mutationCache: new MutationCache({
     onError: watch,
-    // Every change may show on another page: refetch what is on screen, mark the rest stale.
-    onSuccess: (): Promise<void> => queryClient.invalidateQueries(),
+    // Every change may show on another page: refetch what is on screen, mark the rest stale; not
+    // after signing out (`meta.refetch: false`), when every call would be refused.
+    onSuccess: (_data, _variables, _context, mutation): Promise<void> | undefined => (mutation.meta?.refetch === false ? undefined : queryClient.invalidateQueries()),
   }),
   defaultOptions: {
     queries: {

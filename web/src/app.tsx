@@ -1,10 +1,9 @@
-import { useMutation } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, type ComponentType } from 'react';
-import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
-import { api, queryClient } from './api.ts';
+import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
+import { api } from './api.ts';
 import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
 import { TimesheetPage } from './pages/timesheet.tsx';
-import { maysee, SessionGate, useMe, type Audience } from './session.tsx';
+import { forgetMembersData, maysee, safeNext, SessionGate, sessionNow, useMe, useSignOut, type Audience } from './session.tsx';
 import { NoticeProvider } from './ui/notice.tsx';
 import { NoAccess } from './ui/page.tsx';
 
@@ -71,7 +70,7 @@ function Guarded({ route }: { route: AppRoute }) {
 
 function Header() {
   const me = useMe();
-  const [location, navigate] = useLocation();
+  const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
   const menuWasOpen = useRef(menuOpen);
@@ -93,13 +92,7 @@ function Header() {
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [menuOpen]);
-  const signOut = useMutation({
-    mutationFn: () => api.auth.signOut.mutate(),
-    onSettled: () => {
-      queryClient.clear();
-      navigate('/sign-in');
-    },
-  });
+  const signOut = useSignOut(() => api.auth.signOut.mutate(), { always: true });
   const items = ROUTES.filter((r) => r.nav && maysee(me, r.who));
   return (
     <header className="topbar">
@@ -158,6 +151,9 @@ function SignedInApp() {
           <Route path="/set-password">
             <SetPasswordPage />
           </Route>
+          <Route path="/sign-in">
+            <SignedInAtSignIn />
+          </Route>
           <Route>
             <Redirect to="/timesheet" replace />
           </Route>
@@ -168,9 +164,32 @@ function SignedInApp() {
   );
 }
 
+/**
+ * The sign-in page while signed in: just signed in, on to the page that was asked for (`?next=`,
+ * with its query string); just signed out, nothing (the signed-out app is about to show the page).
+ */
+function SignedInAtSignIn() {
+  const search = useSearch();
+  if (sessionNow() === 'signed-out') return null;
+  return <Redirect to={safeNext(search)} replace />;
+}
+
+/**
+ * Any other address while signed out: to the sign-in page, which comes back to it (path and query)
+ * after signing in; nothing while the session is being opened (the signed-in app is about to show it).
+ */
+function ToSignIn() {
+  const [location] = useLocation();
+  const search = useSearch();
+  if (sessionNow() === 'signed-in') return null;
+  const here = `${location}${search ? `?${search}` : ''}`;
+  return <Redirect to={`/sign-in${here === '/' ? '' : `?next=${encodeURIComponent(here)}`}`} replace />;
+}
+
 /** Signed out: the sign-in pages; any other address comes back to it after signing in. */
 function SignedOutApp() {
-  const [location] = useLocation();
+  // Nothing of the member who was signed in stays in the cache (the next person may use this browser).
+  useEffect(forgetMembersData, []);
   return (
     <main id="main" className="narrow">
       <p className="wordmark">hourbook</p>
@@ -185,7 +204,7 @@ function SignedOutApp() {
           <SignInPage />
         </Route>
         <Route>
-          <Redirect to={`/sign-in${location === '/' ? '' : `?next=${encodeURIComponent(location)}`}`} replace />
+          <ToSignIn />
         </Route>
       </Switch>
     </main>

@@ -30,6 +30,10 @@ export const formatMonth = (date: string) => fmt('month', () => new Intl.DateTim
 export const formatLongDay = (date: string) =>
   fmt('longday', () => new Intl.DateTimeFormat(locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' })).format(day(date));
 
+/** The calendar day of an instant in `timeZone` (the workspace's): created 00:30 on Nov 29 in Berlin is Nov 29, not UTC's Nov 28. */
+export const formatDayOf = (iso: string, timeZone: string) =>
+  fmt(`dayof|${timeZone}`, () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone })).format(new Date(iso));
+
 /** An instant, in the viewer's own zone unless one is given. */
 export const formatDateTime = (iso: string, timeZone?: string) =>
   fmt(`dt|${timeZone ?? ''}`, () => new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', ...(timeZone ? { timeZone } : {}) })).format(new Date(iso));

@@ -1,5 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
+import { useLocation } from 'wouter';
 import { api, apiError, queryClient, whenSignedOut, type Outputs } from './api.ts';
 import { setLocale } from './format.ts';
 
@@ -61,3 +62,44 @@ export function SessionGate({ signedIn, signedOut }: { signedIn: ReactNode; sign
 
 /** After signing in (or setting a password), the answer is the member: no second round trip. */
 export const signedInAs = (me: Me) => queryClient.setQueryData<Me | null>(ME_KEY, me);
+
+/**
+ * What the cache says of the session right now. The gate hears of a change a moment after it is
+ * made (the query cache tells its observers on the next tick), while a change of address renders at
+ * once: a route rendered in between asks this, so neither app redirects on the other's behalf
+ * (signing in must not send `/reports` back to the sign-in page, signing out must not pass through
+ * the timesheet).
+ */
+export const sessionNow = (): 'signed-in' | 'signed-out' | 'unknown' => {
+  const me = queryClient.getQueryData<Me | null>(ME_KEY);
+  return me === undefined ? 'unknown' : me === null ? 'signed-out' : 'signed-in';
+};
+
+/** Only a path of this app, never another site, is a place to go after signing in. */
+export const safeNext = (search: string) => {
+  const next = new URLSearchParams(search).get('next');
+  return next && /^\/[a-z]/.test(next) && !next.startsWith('//') ? next : '/timesheet';
+};
+
+/**
+ * Signing out (`call`: this session, or all of them): once the server has answered, the signed-out
+ * app takes over at once on the sign-in page, with no `?next=` (a deliberate sign-out is not a
+ * session that ran out). Nothing is refetched first: every call would only be refused. `always`:
+ * sign out here even when the call failed (the Sign out button); otherwise the error is shown.
+ */
+export function useSignOut(call: () => Promise<unknown>, { always }: { always: boolean }) {
+  const [, navigate] = useLocation();
+  const signOutHere = () => {
+    queryClient.setQueryData<Me | null>(ME_KEY, null);
+    navigate('/sign-in', { replace: true });
+  };
+  return useMutation({
+    mutationFn: call,
+    meta: { refetch: false },
+    onSuccess: always ? undefined : signOutHere,
+    onSettled: always ? signOutHere : undefined,
+  });
+}
+
+/** What the signed-out app keeps of the cache: the session and the sign-in pages' own queries, nothing of the member's. */
+export const forgetMembersData = () => queryClient.removeQueries({ predicate: (q) => !String(q.queryKey[0]).startsWith('auth.') });

@@ -1,8 +1,7 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useLocation } from 'wouter';
-import { api, apiError, queryClient } from '../api.ts';
-import { useMe } from '../session.tsx';
+import { api, apiError, type Outputs } from '../api.ts';
+import { useMe, useSignOut, type Me } from '../session.tsx';
 import { Actions, Form, TextField } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
@@ -39,22 +38,39 @@ function ChangePassword({ email }: { email: string }) {
   );
 }
 
-/** Ends every session, this one included, and goes to the sign-in page. */
+type Key = Outputs['apiKeys']['list']['items'][number];
+
+/** One's own personal keys that still work: what signing out everywhere revokes. */
+const liveKeysOf = (keys: Key[], me: Me) => keys.filter((k) => k.member?.id === me.member.id && !k.revoked_at && !(k.expires_at && Date.parse(k.expires_at) <= Date.now()));
+
+/** What "Sign out everywhere" asks before it ends every session and revokes one's personal keys (it cannot be undone). */
+function signOutEverywhereQuestion(keys: Key[] | undefined): string {
+  const sessions = 'End every session, this one included? You will have to sign in again on every device.';
+  if (keys === undefined) return `${sessions}\n\nYour personal API keys are revoked too: scripts using them stop working.`;
+  if (keys.length === 0) return sessions;
+  const named = keys.length === 1 ? `your personal API key “${keys[0]!.label}”` : `your ${keys.length} personal API keys (${keys.map((k) => `“${k.label}”`).join(', ')})`;
+  return `${sessions}\n\nThis also revokes ${named}: scripts using ${keys.length === 1 ? 'it' : 'them'} stop working, and this cannot be undone.`;
+}
+
+/** Ends every session, this one included, and revokes one's personal keys, once confirmed; then the sign-in page. */
 function Sessions() {
-  const [, navigate] = useLocation();
-  const everywhere = useMutation({
-    mutationFn: () => api.auth.signOutEverywhere.mutate(),
-    onSuccess: () => {
-      queryClient.clear();
-      navigate('/sign-in');
-    },
-  });
+  const me = useMe();
+  const keys = useQuery({ queryKey: ['apiKeys.list'], queryFn: () => api.apiKeys.list.query() });
+  const everywhere = useSignOut(() => api.auth.signOutEverywhere.mutate(), { always: false });
+  const live = keys.data ? liveKeysOf(keys.data.items, me) : undefined;
+  const ask = () => {
+    if (window.confirm(signOutEverywhereQuestion(live))) everywhere.mutate();
+  };
   return (
     <section className="panel stack" aria-labelledby="sessions">
       <h2 id="sessions">Sessions</h2>
-      <p>Signed in on a computer you no longer use? End every session, this one included, and revoke your personal API keys.</p>
+      <p>
+        Signed in on a computer you no longer use? End every session, this one included, and revoke your personal API keys
+        {live && live.length > 0 ? ` (${live.length} active): scripts using them stop working` : ''}.
+      </p>
+      <FormError message={everywhere.error ? apiError(everywhere.error).message : null} />
       <div className="row">
-        <button type="button" className="button danger" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>
+        <button type="button" className="button danger" onClick={ask} disabled={everywhere.isPending}>
           Sign out everywhere
         </button>
       </div>

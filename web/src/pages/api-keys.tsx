@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, apiError, type Outputs } from '../api.ts';
-import { formatDate, formatDateTime } from '../format.ts';
+import { formatDateTime, formatDayOf } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Form, TextField, SubmitButton } from '../ui/form.tsx';
@@ -40,6 +40,7 @@ export function ApiKeys({ personal }: { personal: boolean }) {
   const revoke = useMutation({ mutationFn: (key_id: string) => api.apiKeys.revoke.mutate({ key_id }), onSuccess: (r) => notify(`Key ${r.key.label} revoked`) });
   const errors = formErrors(create.error ? apiError(create.error) : null, ['label', 'expires_on', 'current_password']);
   const rows = (keys.data?.items ?? []).filter((k) => (personal ? k.member?.id === me.member.id : true));
+  const zone = me.workspace.time_zone;
   return (
     <>
       {shown && <SecretOnce what="new key" secret={shown} onDone={() => setShown(null)} />}
@@ -54,9 +55,11 @@ export function ApiKeys({ personal }: { personal: boolean }) {
             { header: 'Label', cell: (k) => k.label },
             { header: 'Key', cell: (k) => <code>{k.prefix}…</code> },
             ...(personal ? [] : [{ header: 'Acts as', cell: (k: Key) => k.member?.email ?? 'The workspace' }]),
-            { header: 'Created', cell: (k) => formatDate(k.created_at.slice(0, 10)) },
+            // Days in the workspace's zone, as every business date of the app; the moment a key stops
+            // working with its time (a key expires as its day begins in UTC, the evening before west of it).
+            { header: 'Created', cell: (k) => formatDayOf(k.created_at, zone) },
             { header: 'Last used', cell: (k) => (k.last_used_at ? formatDateTime(k.last_used_at) : 'Never') },
-            { header: 'Expires', cell: (k) => (k.expires_at ? formatDate(k.expires_at.slice(0, 10)) : 'Never') },
+            { header: 'Expires', cell: (k) => (k.expires_at ? formatDateTime(k.expires_at, zone) : 'Never') },
             { header: 'Status', cell: (k) => <Badge status={stateOf(k)} /> },
             {
               header: <span className="visually-hidden">Actions</span>,
@@ -80,7 +83,7 @@ export function ApiKeys({ personal }: { personal: boolean }) {
         onSubmit={() => create.mutate()}
       >
         <TextField label="Label (what uses the key)" error={errors.field('label')} value={label} onChange={setLabel} />
-        <TextField label="Expires on (optional)" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
+        <TextField label="Expires on (optional)" hint="It stops working as that day begins in UTC" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
         <input type="email" hidden readOnly autoComplete="username" value={me.member.email} />
         <TextField label="Your password" hint="A key outlives this session" error={errors.field('current_password')} type="password" autoComplete="current-password" value={password} onChange={setPassword} />
         <SubmitButton pending={create.isPending}>

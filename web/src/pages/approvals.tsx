@@ -1,8 +1,9 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, apiError, type Outputs } from '../api.ts';
+import { api, apiError, queryClient, type Outputs } from '../api.ts';
 import { mondayOf } from '../dates.ts';
 import { formatDate, formatHours, formatLongDay } from '../format.ts';
+import { staleDecisionMessage, type DescribedEntry } from '../messages.ts';
 import { useMe } from '../session.tsx';
 import { Check, FormError } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
@@ -30,23 +31,48 @@ function groupsOf(items: Pending[]): Group[] {
   return [...groups.values()];
 }
 
+const NOTES_IN_MESSAGE = 40;
+const shortNotes = (notes: string) => (notes.length > NOTES_IN_MESSAGE ? `${notes.slice(0, NOTES_IN_MESSAGE - 1)}…` : notes);
+
+/** An entry in words, as a message about it names it: `Grace Hopper’s 1:18 on Tuesday, November 17 (Website · Design: Client workshop)`. */
+const described = (e: Pending): DescribedEntry => ({
+  id: e.id,
+  text: `${e.user_name}’s ${formatHours(e.hours)} on ${formatLongDay(e.recorded_on)} (${e.project_name} · ${e.task_name}${e.notes ? `: ${shortNotes(e.notes)}` : ''})`,
+});
+
+interface Decision {
+  decision: 'approve' | 'reject';
+  /** The chosen entries as the page listed them when the button was pressed. */
+  entries: Pending[];
+}
+
 export function ApprovalsPage() {
   const me = useMe();
   const notify = useNotice();
   const pending = useQuery({ queryKey: ['approvals.pending'], queryFn: () => api.approvals.pending.query() });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const decide = useMutation({
-    mutationFn: async (decision: 'approve' | 'reject') => {
-      const input = { email: me.member.email, time_entry_ids: [...selected] };
+    mutationFn: async ({ decision, entries }: Decision) => {
+      const input = { email: me.member.email, time_entry_ids: entries.map((e) => e.id) };
       return decision === 'approve' ? api.timeEntries.approve.mutate(input) : api.timeEntries.reject.mutate(input);
     },
-    onSuccess: (result, decision) => {
+    onSuccess: (result, { decision }) => {
       notify(`${result.time_entries.length} ${result.time_entries.length === 1 ? 'entry' : 'entries'} ${decision === 'approve' ? 'approved' : 'rejected'}`);
       setSelected(new Set());
+    },
+    onError: (err, { decision, entries }) => {
+      // The list was out of date (an entry deleted, or decided in another tab): reload it and start
+      // the choice afresh, rather than sending the same refused request again and again.
+      if (staleDecisionMessage(apiError(err), decision, entries.map(described)) !== null) setSelected(new Set());
+      void queryClient.invalidateQueries({ queryKey: ['approvals.pending'] });
     },
   });
   if (!pending.data) return <Page title="Approvals"><Loading error={pending.error} what="the entries awaiting approval" /></Page>;
   const items = pending.data.items;
+  // Only what is listed counts and is sent: an entry chosen before a refetch dropped it is not.
+  const chosen = items.filter((e) => selected.has(e.id));
+  const failure = decide.error ? apiError(decide.error) : null;
+  const failed = failure && decide.variables ? (staleDecisionMessage(failure, decide.variables.decision, decide.variables.entries.map(described)) ?? failure.message) : null;
   const toggle = (ids: string[], on: boolean) => {
     const next = new Set(selected);
     for (const id of ids) {
@@ -59,19 +85,22 @@ export function ApprovalsPage() {
   return (
     <Page title="Approvals">
       {items.length === 0 ? (
-        <p className="panel">Nothing is waiting for approval.</p>
+        <>
+          <FormError message={failed} />
+          <p className="panel">Nothing is waiting for approval.</p>
+        </>
       ) : (
         <>
           <div className="toolbar sticky" role="group" aria-label="Decide on the selected entries">
-            <Check label={`Select all (${items.length})`} checked={selected.size === items.length} onChange={(on) => toggle(all, on)} />
-            <button type="button" className="button primary" disabled={selected.size === 0 || decide.isPending} onClick={() => decide.mutate('approve')}>
-              Approve selected ({selected.size})
+            <Check label={`Select all (${items.length})`} checked={chosen.length === items.length} onChange={(on) => toggle(all, on)} />
+            <button type="button" className="button primary" disabled={chosen.length === 0 || decide.isPending} onClick={() => decide.mutate({ decision: 'approve', entries: chosen })}>
+              Approve selected ({chosen.length})
             </button>
-            <button type="button" className="button danger" disabled={selected.size === 0 || decide.isPending} onClick={() => decide.mutate('reject')}>
+            <button type="button" className="button danger" disabled={chosen.length === 0 || decide.isPending} onClick={() => decide.mutate({ decision: 'reject', entries: chosen })}>
               Reject selected
             </button>
           </div>
-          <FormError message={decide.error ? apiError(decide.error).message : null} />
+          <FormError message={failed} />
           {groupsOf(items).map((g) => {
             const ids = g.entries.map((e) => e.id);
             const total = g.entries.reduce((s, e) => s + e.seconds, 0) / 3600;

@@ -94,16 +94,27 @@ export function ClientFieldsInputs({ value, onChange, errors, paths }: { value: 
   );
 }
 
+const fieldsOf = (client: Client): ClientFields => ({ name: client.name, currency: client.currency, days: String(client.default_invoice_due_in_days), address: client.address });
+
+/**
+ * The client's details and status. The form is made once per client: archiving or reactivating
+ * changes the badge and the button, never what is typed in the form; saving shows the client as saved.
+ */
 function ClientDetails({ client }: { client: Client }) {
   const notify = useNotice();
-  const [form, setForm] = useState<ClientFields>({ name: client.name, currency: client.currency, days: String(client.default_invoice_due_in_days), address: client.address });
+  const [form, setForm] = useState<ClientFields>(() => fieldsOf(client));
   const save = useMutation({
-    mutationFn: () =>
-      api.clients.update.mutate({
+    mutationFn: async () => {
+      await api.clients.update.mutate({
         client_id: client.id,
         client: { name: form.name, currency: form.currency, default_invoice_due_in_days: form.days.trim(), address_attributes: { full_address: form.address } },
-      }),
-    onSuccess: () => notify('Client saved'),
+      });
+      return api.clients.get.query({ client_id: client.id });
+    },
+    onSuccess: ({ client: saved }) => {
+      setForm(fieldsOf(saved));
+      notify('Client saved');
+    },
   });
   const status = useMutation({
     mutationFn: (next: 'active' | 'archived') => api.clients.updateStatus.mutate({ client_ids: [client.id], status: next }),
@@ -258,7 +269,7 @@ export function ClientPage() {
       <p>
         <Link href="/clients">← All clients</Link>
       </p>
-      <ClientDetails key={c.updated_at} client={c} />
+      <ClientDetails key={c.id} client={c} />
       <section className="panel" aria-labelledby="projects">
         <div className="group-head">
           <h2 id="projects">Projects</h2>

@@ -9,7 +9,7 @@ import { Form, SubmitButton } from '../ui/form.tsx';
 import { chargedPrice, InvoiceLines } from '../ui/invoice-lines.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
+import { fixedPriceProjects, InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
 import { describeDetail, describeLine, emptyService, PERCENT_DECIMALS, PreviewSection, QUANTITY_DECIMALS, useInvoiceFields, useLines, usePreview, type Entry, type InvoiceFieldsState, type Lines, type LinesStart } from './invoice-form.tsx';
 
 type View = Outputs['invoices']['view'];
@@ -80,10 +80,15 @@ interface DraftForm {
   fields: InvoiceFieldsState['fields'];
   recipients: Set<string>;
   total: number | undefined;
+  /** The client's payment terms in days: an emptied due date is this many days after the issue date. */
+  terms: number;
 }
 
-/** `invoices.update` with only what changed (untouched lines are not priced again); then the draft's page. */
-function useSaveDraft(view: View, { lines, fields, recipients, total }: DraftForm) {
+/**
+ * `invoices.update` with only what changed (untouched lines are not priced again); then the draft's
+ * page. An emptied due date is sent as the client's terms (`due_date_period`), as a new invoice's is.
+ */
+function useSaveDraft(view: View, { lines, fields, recipients, total, terms }: DraftForm) {
   const me = useMe();
   const notify = useNotice();
   const [, navigate] = useLocation();
@@ -95,7 +100,7 @@ function useSaveDraft(view: View, { lines, fields, recipients, total }: DraftFor
         invoice_id: inv.id,
         ...(fields.number !== inv.number && { number: fields.number }),
         ...(fields.issueDate !== inv.issue_date && { issue_date: fields.issueDate }),
-        ...(fields.dueDate !== inv.due_date && { due_date: fields.dueDate }),
+        ...(fields.dueDate !== inv.due_date && (fields.dueDate.trim() === '' ? { due_date_period: terms } : { due_date: fields.dueDate })),
         ...(fields.notes !== inv.notes && { notes: fields.notes }),
         ...(fields.payLink !== inv.include_payment_link && { include_payment_link: fields.payLink }),
         ...(!sameSet(recipients, liveRecipientIds(view)) && { recipient_ids: [...recipients] }),
@@ -137,16 +142,18 @@ function DraftEditor({ view, compose }: { view: View; compose: Compose }) {
   const fields = useInvoiceFields({ number: inv.number, issueDate: inv.issue_date, dueDate: inv.due_date, notes: inv.notes, payLink: inv.include_payment_link });
   const [recipients, setRecipients] = useState(() => liveRecipientIds(view));
   const { preview, count, error: previewError, ready, problems } = usePreview(inv.client_id, lines, lines.touched, inv.id);
-  const save = useSaveDraft(view, { lines, fields: fields.fields, recipients, total: preview.data?.total });
+  const terms = compose.client.default_invoice_due_in_days;
+  const fixedPrice = useMemo(() => fixedPriceProjects(compose.projects), [compose.projects]);
+  const save = useSaveDraft(view, { lines, fields: fields.fields, recipients, total: preview.data?.total, terms });
   const errors = formErrors(save.error ? apiError(save.error) : null, DRAFT_FIELDS, { invoice_number_taken: 'number', total_mismatch: 'total' });
   const total = lines.touched ? preview.data?.total : inv.total;
   return (
     <Form className="stack" onSubmit={() => save.mutate()}>
-      <LinesFieldset lines={lines} entries={entries} clientName={view.client_name} currency={inv.currency} problems={problems} error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} />
+      <LinesFieldset lines={lines} entries={entries} clientName={view.client_name} currency={inv.currency} problems={problems} error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} fixedPrice={fixedPrice} />
       <TaxesFieldset taxes={lines.taxes} onTaxes={lines.setTaxes} problems={problems} error={errors.field('tax_details')} />
       {lines.touched ? <PreviewSection preview={preview.data} count={count} error={previewError} busy={preview.isFetching} describe={describeLine(entries)} /> : <SavedLines view={view} />}
       <FormError message={errors.field('total')} />
-      <InvoiceFieldset state={fields} errors={errors} hints={{ issueDate: 'Changed alone, the due date keeps its distance' }} />
+      <InvoiceFieldset state={fields} errors={errors} hints={{ issueDate: 'Changed alone, the due date keeps its distance', dueDate: `Empty: ${terms} days after issue` }} />
       <RecipientsFieldset view={view} chosen={recipients} onChosen={setRecipients} error={errors.field('recipient_ids')} />
       <div className="row">
         <SubmitButton pending={save.isPending} disabled={lines.touched && !ready}>

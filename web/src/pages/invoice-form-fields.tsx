@@ -1,4 +1,4 @@
-import { formatHours } from '../format.ts';
+import { formatHours, formatMoney } from '../format.ts';
 import { Check, Field, FormError, type FormErrors } from '../ui/field.tsx';
 import { TextField } from '../ui/form.tsx';
 import { describeEntry, emptyService, type Entry, type InvoiceFieldsState, type Lines, type Problems, type Service, type Tax } from './invoice-form.tsx';
@@ -26,7 +26,27 @@ function ModeChoice({ lines, entryCount }: { lines: Lines; entryCount: number })
   );
 }
 
-function EntryPicker({ entries, picked, onPicked, clientName }: { entries: Entry[]; picked: Set<string>; onPicked: (p: Set<string>) => void; clientName: string }) {
+/** The client's projects billed at a flat amount (`billing_method` fixed_price_project): their time is not charged by the hour. */
+export const fixedPriceProjects = (projects: { id: string; billing_method: string }[]): ReadonlySet<string> =>
+  new Set(projects.filter((p) => p.billing_method === 'fixed_price_project').map((p) => p.id));
+
+/**
+ * Why time on a fixed-price project is priced at nothing, and what to do instead: its flat amount
+ * is billed as a service line (docs/design.md); its entries can still be listed, at no charge.
+ */
+function FixedPriceNote({ entries, fixedPrice, currency, mode }: { entries: Entry[]; fixedPrice: ReadonlySet<string>; currency: string; mode: Lines['mode'] }) {
+  const names = [...new Set(entries.filter((e) => fixedPrice.has(e.project_id)).map((e) => e.project_name))];
+  if (names.length === 0) return null;
+  const one = names.length === 1;
+  const its = one ? 'its' : 'their';
+  return (
+    <p className="callout">
+      {one ? `${names[0]} is a fixed-price project` : `${names.join(', ')} are fixed-price projects`}: {its} time is not charged by the hour, so {its} entries come to {formatMoney(0, currency)}. Bill {its} flat amount{one ? '' : 's'} as a service line{mode === 'services' ? ' here' : ' (choose Service lines)'}; pick {its} entries only to list the hours on the invoice at no charge.
+    </p>
+  );
+}
+
+function EntryPicker({ entries, picked, onPicked, clientName, fixedPrice }: { entries: Entry[]; picked: Set<string>; onPicked: (p: Set<string>) => void; clientName: string; fixedPrice: ReadonlySet<string> }) {
   if (entries.length === 0) return <p className="muted">{clientName} has no approved, unbilled billable time.</p>;
   return (
     <>
@@ -39,6 +59,7 @@ function EntryPicker({ entries, picked, onPicked, clientName }: { entries: Entry
                 <>
                   <span className="entry-hours">{formatHours(e.line?.hours ?? e.hours)}</span> {describeEntry(e)}
                   {e.notes && <span className="muted"> — {e.notes}</span>}
+                  {fixedPrice.has(e.project_id) && <span className="muted"> (fixed price: no charge)</span>}
                 </>
               }
               checked={picked.has(e.id)}
@@ -83,14 +104,18 @@ function ServiceRows({ services, onServices, currency, problems }: { services: S
   );
 }
 
-/** What to bill: a choice of time entries, or service lines (description, quantity, unit price). */
-export function LinesFieldset({ lines, entries, clientName, currency, problems, error }: { lines: Lines; entries: Entry[]; clientName: string; currency: string; problems: Problems; error: string | undefined }) {
+/**
+ * What to bill: a choice of time entries, or service lines (description, quantity, unit price).
+ * `fixedPrice`: the client's fixed-price projects, whose entries are marked and explained.
+ */
+export function LinesFieldset({ lines, entries, clientName, currency, problems, error, fixedPrice }: { lines: Lines; entries: Entry[]; clientName: string; currency: string; problems: Problems; error: string | undefined; fixedPrice: ReadonlySet<string> }) {
   return (
     <fieldset className="panel">
       <legend>What to bill</legend>
       <ModeChoice lines={lines} entryCount={entries.length} />
+      <FixedPriceNote entries={entries} fixedPrice={fixedPrice} currency={currency} mode={lines.mode} />
       {lines.mode === 'time' ? (
-        <EntryPicker entries={entries} picked={lines.picked} onPicked={lines.setPicked} clientName={clientName} />
+        <EntryPicker entries={entries} picked={lines.picked} onPicked={lines.setPicked} clientName={clientName} fixedPrice={fixedPrice} />
       ) : (
         <ServiceRows services={lines.services} onServices={lines.setServices} currency={currency} problems={problems} />
       )}

@@ -9,7 +9,7 @@ import { Check, FormError, formErrors } from '../ui/field.tsx';
 import { Form, SubmitButton } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
 import { Loading, Page } from '../ui/page.tsx';
-import { InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
+import { fixedPriceProjects, InvoiceFieldset, LinesFieldset, RecipientChecks, TaxesFieldset } from './invoice-form-fields.tsx';
 import { describeLine, emptyService, PreviewSection, useInvoiceFields, useLines, usePreview, type Entry, type InvoiceFieldsState, type Lines } from './invoice-form.tsx';
 
 type Compose = Outputs['invoices']['compose'];
@@ -117,11 +117,14 @@ function Composer({ compose, preselect }: { compose: Compose; preselect: Readonl
     () => (preselect ? [...compose.unbilled].sort((a, b) => Number(preselect.has(b.id)) - Number(preselect.has(a.id))) : compose.unbilled),
     [compose.unbilled, preselect],
   );
-  const lines = useLines(
-    () => ({ mode: compose.unbilled.length > 0 ? 'time' : 'services', picked: new Set(entries.filter((e) => preselect?.has(e.id) ?? true).map((e) => e.id)), services: [emptyService()], taxes: [] }),
-    entries,
-    client.currency,
-  );
+  const fixedPrice = useMemo(() => fixedPriceProjects(compose.projects), [compose.projects]);
+  // All the unbilled time is picked, but not a fixed-price project's (it is not charged by the hour:
+  // its flat amount is a service line); with nothing to pick, the page starts on service lines.
+  const lines = useLines(() => {
+    const picked = new Set(entries.filter((e) => preselect?.has(e.id) ?? !fixedPrice.has(e.project_id)).map((e) => e.id));
+    const mode = picked.size > 0 || (preselect !== null && compose.unbilled.length > 0) ? 'time' : 'services';
+    return { mode, picked, services: [emptyService()], taxes: [] };
+  }, entries, client.currency);
   const fields = useInvoiceFields({ number: compose.next_number, issueDate: todayIn(me.workspace.time_zone), dueDate: '', notes: '', payLink: true });
   const choice = useSendChoice(compose);
   const { preview, count, error: previewError, ready, problems } = usePreview(client.id, lines, true);
@@ -129,15 +132,22 @@ function Composer({ compose, preselect }: { compose: Compose; preselect: Readonl
   const errors = formErrors(create.error ? apiError(create.error) : null, ['number', 'issue_date', 'due_date', 'notes', 'invoice_time_entries', 'invoice_services', 'tax_details', 'invoice_details'], {
     invoice_number_taken: 'number',
   });
+  // Never one click to e-mail a client an invoice of 0 (time on a fixed-price project alone, say).
+  const sendsNothing = choice.send && preview.data !== undefined && count > 0 && preview.data.total === 0;
   return (
     <Form className="stack" onSubmit={() => create.mutate()}>
-      <LinesFieldset lines={lines} entries={entries} clientName={client.name} currency={client.currency} problems={problems} error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} />
+      <LinesFieldset lines={lines} entries={entries} clientName={client.name} currency={client.currency} problems={problems} error={errors.field('invoice_time_entries') ?? errors.field('invoice_services')} fixedPrice={fixedPrice} />
       <TaxesFieldset taxes={lines.taxes} onTaxes={lines.setTaxes} problems={problems} error={errors.field('tax_details')} />
       <PreviewSection preview={preview.data} count={count} error={previewError} busy={preview.isFetching} describe={describeLine(entries)} />
       <InvoiceFieldset state={fields} errors={errors} hints={{ dueDate: `Empty: ${client.default_invoice_due_in_days} days after issue` }} />
       <SendFieldset compose={compose} choice={choice} error={errors.field('invoice_details')} />
+      {sendsNothing && (
+        <p className="callout" role="status">
+          The total is {formatMoney(0, client.currency)}: an invoice for nothing is not e-mailed to {client.name}. Untick “Send it by e-mail now” to create it without sending, or bill something with an amount.
+        </p>
+      )}
       <div className="row">
-        <SubmitButton pending={create.isPending} disabled={!ready}>
+        <SubmitButton pending={create.isPending} disabled={!ready || sendsNothing}>
           {choice.send ? 'Create and send' : 'Create invoice'}
           {preview.data && count > 0 ? ` · ${formatMoney(preview.data.total, client.currency)}` : ''}
         </SubmitButton>

@@ -13,6 +13,8 @@ import { Loading, Page } from '../ui/page.tsx';
 import { PROJECT_AMOUNT_FIELDS, projectAmounts, ProjectBasicsFields, projectPrice, type ProjectBasics } from './client.tsx';
 
 type Project = Outputs['projects']['get']['project'];
+/** A project as a save answers it (without its people). */
+type Saved = Outputs['projects']['update']['project'];
 type Task = Project['tasks'][number];
 type ProjectUser = Project['project_users'][number];
 
@@ -27,22 +29,32 @@ const APPROVAL_TYPES = [
 
 const ROUNDING = [0, 6, 15, 30] as const;
 
+/** The settings form's switches as a saved project has them. */
+const switchesOf = (project: Project | Saved) => ({
+  rounding: project.time_round_upto,
+  approvals: project.enable_approvals,
+  notify: project.notify_timesheet_approval_request_instantly,
+  autolock: project.autolock_enabled,
+  day: project.autolock_settings.end_of_the_day === 'true',
+  week: project.autolock_settings.end_of_the_week === 'true',
+  month: project.autolock_settings.end_of_the_month === 'true',
+});
+const rateText = (project: Project | Saved) => amountInputText(project.hourly_rate, project.currency);
+const flatText = (project: Project | Saved) => (project.flat_amount === null ? '' : amountInputText(Number(project.flat_amount), project.currency));
+
+/**
+ * The project's settings. The form is made once per project (not again when anything else on the
+ * page is saved, which would throw away what is typed here); after its own save it shows the
+ * project as saved.
+ */
 function Settings({ project }: { project: Project }) {
   const me = useMe();
   const notify = useNotice();
   const [basics, setBasics] = useState<ProjectBasics>({ name: project.name, billing: project.billing_method });
-  const rate = useAmountInput(amountInputText(project.hourly_rate, project.currency), project.currency);
-  const flat = useAmountInput(project.flat_amount === null ? '' : amountInputText(Number(project.flat_amount), project.currency), project.currency);
+  const rate = useAmountInput(rateText(project), project.currency);
+  const flat = useAmountInput(flatText(project), project.currency);
   const amounts = projectAmounts(basics.billing, rate, flat);
-  const [f, setF] = useState({
-    rounding: project.time_round_upto,
-    approvals: project.enable_approvals,
-    notify: project.notify_timesheet_approval_request_instantly,
-    autolock: project.autolock_enabled,
-    day: project.autolock_settings.end_of_the_day === 'true',
-    week: project.autolock_settings.end_of_the_week === 'true',
-    month: project.autolock_settings.end_of_the_month === 'true',
-  });
+  const [f, setF] = useState(() => switchesOf(project));
   const save = useMutation({
     mutationFn: () =>
       api.projects.update.mutate({
@@ -59,7 +71,13 @@ function Settings({ project }: { project: Project }) {
           autolock_settings: { end_of_the_day: f.day, end_of_the_week: f.week, end_of_the_month: f.month },
         },
       }),
-    onSuccess: () => notify('Project saved'),
+    onSuccess: ({ project: saved }) => {
+      setBasics({ name: saved.name, billing: saved.billing_method });
+      rate.setText(rateText(saved));
+      flat.setText(flatText(saved));
+      setF(switchesOf(saved));
+      notify('Project saved');
+    },
   });
   const errors = formErrors(save.error ? apiError(save.error) : null, ['project.name', 'project.billing_method', ...PROJECT_AMOUNT_FIELDS, 'project.time_round_upto', 'project.autolock_settings']);
   return (
@@ -99,15 +117,20 @@ function Settings({ project }: { project: Project }) {
 }
 
 type ChecklistItem = { id: string | undefined; description: string };
+const itemsOf = (task: Task | null): ChecklistItem[] => task?.checklist_items.map((c) => ({ id: c.id as string | undefined, description: c.description })) ?? [];
 
-/** A task form's state and its one server call (save, or archive and reactivate with `archived`). */
+/**
+ * A task form's state and its one server call (save, or archive and reactivate with `archived`).
+ * Only the form that saved shows the task as saved (its new checklist items with their ids); the
+ * other forms on the page keep what is typed in them.
+ */
 function useTaskForm(project: Project, task: Task | null) {
   const me = useMe();
   const notify = useNotice();
   const [name, setName] = useState(task?.name ?? '');
   const [billable, setBillable] = useState(task?.billable ?? true);
   const rate = useAmountInput(task ? amountInputText(task.hourly_rate, project.currency) : '', project.currency, { positive: true, optional: true });
-  const [items, setItems] = useState<ChecklistItem[]>(task?.checklist_items.map((c) => ({ id: c.id as string | undefined, description: c.description })) ?? []);
+  const [items, setItems] = useState<ChecklistItem[]>(() => itemsOf(task));
   const [newItem, setNewItem] = useState('');
   const save = useMutation({
     mutationFn: (archived?: boolean) =>
@@ -127,11 +150,18 @@ function useTaskForm(project: Project, task: Task | null) {
           ],
         },
       }),
-    onSuccess: () => {
+    onSuccess: ({ project: saved }) => {
       notify(task ? `Task ${name} saved` : `Task ${name} added`);
       setNewItem('');
-      if (!task) {
+      const now = task && saved.tasks.find((t) => t.id === task.id);
+      if (now) {
+        setName(now.name);
+        setBillable(now.billable);
+        rate.setText(amountInputText(now.hourly_rate, project.currency));
+        setItems(itemsOf(now));
+      } else if (!task) {
         setName('');
+        rate.setText('');
         setItems([]);
       }
     },
@@ -321,12 +351,12 @@ export function ProjectPage() {
         </p>
       )}
       <FormError message={status.error ? apiError(status.error).message : null} />
-      <Settings key={p.updated_at} project={p} />
+      <Settings key={p.id} project={p} />
       <section className="panel" aria-labelledby="tasks">
         <h2 id="tasks">Tasks and checklists</h2>
         <ul className="plain rows">
           {p.tasks.map((t) => (
-            <TaskEditor key={`${t.id}-${p.updated_at}`} project={p} task={t} />
+            <TaskEditor key={t.id} project={p} task={t} />
           ))}
           <TaskEditor key={`new-${p.tasks.length}`} project={p} task={null} />
         </ul>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link, useLocation, useSearch } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { signedInAs } from '../session.tsx';
@@ -8,23 +8,13 @@ import { Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { Page } from '../ui/page.tsx';
 
-/** Only a path of this app, never another site, is a place to go after signing in. */
-const safeNext = (search: string) => {
-  const next = new URLSearchParams(search).get('next');
-  return next && /^\/[a-z]/.test(next) && !next.startsWith('//') ? next : '/timesheet';
-};
-
 export function SignInPage() {
-  const [, navigate] = useLocation();
-  const search = useSearch();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  // Signed in, the app opens here, at /sign-in?next=…, and goes on to that page (app.tsx).
   const signIn = useMutation({
     mutationFn: () => api.auth.signIn.mutate({ email, password }),
-    onSuccess: (me) => {
-      navigate(safeNext(search), { replace: true });
-      signedInAs(me);
-    },
+    onSuccess: (me) => signedInAs(me),
   });
   const error = signIn.error ? apiError(signIn.error) : null;
   const errors = formErrors(error, ['email', 'password']);
@@ -62,9 +52,9 @@ export function SetPasswordPage() {
   const save = useMutation({
     mutationFn: () => api.auth.setPassword.mutate({ token, password }),
     onSuccess: (me) => {
+      signedInAs(me);
       // The token must not stay in the address bar or the history.
       navigate('/timesheet', { replace: true });
-      signedInAs(me);
     },
   });
   const error = save.error ? apiError(save.error) : null;

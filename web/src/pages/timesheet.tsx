@@ -34,7 +34,11 @@ function useTimer(week: Week) {
   }, [timer]);
   const start = useMutation({
     mutationFn: () => api.timesheet.startTimer.mutate({ email: me.member.email, client_id: project?.client_id ?? '', project_id: projectId, task_id: taskId, notes }),
-    onSuccess: () => notify('Timer started'),
+    onSuccess: () => {
+      // The notes are the running timer's now; the next timer starts with none (project and task stay as chosen).
+      setNotes('');
+      notify('Timer started');
+    },
   });
   const stop = useMutation({ mutationFn: () => api.timesheet.stopTimer.mutate({ email: me.member.email }), onSuccess: () => notify('Timer stopped; time recorded') });
   const discard = useMutation({ mutationFn: () => api.timesheet.discardTimer.mutate({ email: me.member.email }), onSuccess: () => notify('Timer discarded') });
@@ -227,10 +231,10 @@ function DayList({ week, onOpen }: { week: Week; onOpen: (t: EntryTarget) => voi
         return (
           <section key={d} className={`day${d === week.today ? ' today' : ''}`} aria-labelledby={`day-${d}`}>
             <div className="day-head">
-              <h3 id={`day-${d}`} tabIndex={-1}>
+              <h2 id={`day-${d}`} tabIndex={-1}>
                 {formatLongDay(d)}
                 {d === week.today && <span className="visually-hidden"> (today)</span>}
-              </h3>
+              </h2>
               <span className="day-total">{formatHours(sumHours(entries))} h</span>
               {lockedEverywhere && <Badge status="locked" />}
               {canAdd && (

@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import type { ApiError } from '../api.ts';
-import { forPeople, type MessageContext } from '../messages.ts';
+import { asSentence, forPeople, type MessageContext } from '../messages.ts';
 
 /** What a control needs to be labelled and tied to its error for a screen reader. */
 export interface ControlProps {
@@ -74,7 +74,8 @@ export interface FormErrors {
  * Places a failed call's messages next to the fields they concern: the 422 `details` by path, and
  * business errors that name no path by their `code` (e.g. time_entry_locked → the date field).
  * Whatever lands on no field of this form is the form's own error. Messages written for the API
- * are said in the app's words first (`forPeople`; `context.currency` formats amounts in them).
+ * are said in the app's words first (`forPeople`; `context.currency` formats amounts in them), and
+ * a field's message starts with a capital.
  */
 export function formErrors(failed: ApiError | null, fields: readonly string[], codes: Record<string, string> = {}, context: MessageContext = {}): FormErrors {
   const byField = new Map<string, string>();
@@ -83,7 +84,8 @@ export function formErrors(failed: ApiError | null, fields: readonly string[], c
     const fieldOf = (path: string) => fields.find((f) => path === f || path.startsWith(`${f}.`));
     for (const detail of error.details) {
       const field = fieldOf(detail.path);
-      if (field && !byField.has(field)) byField.set(field, detail.message);
+      // Under a label, a message reads as a sentence: any the app has no words of its own for starts with a capital.
+      if (field && !byField.has(field)) byField.set(field, asSentence(detail.message));
     }
     const coded = codes[error.code];
     if (coded && fields.includes(coded) && !byField.has(coded)) byField.set(coded, error.message);
