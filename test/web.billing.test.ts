@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outbox, timeEntries } from '../src/db/schema/index.ts';
+import { invoices, outbox, timeEntries } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
@@ -380,6 +380,31 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await expect.poll(() => note('later@nordlicht.test')).toBe('Retrying: 421 try again later');
     expect(await note('void@nordlicht.test')).toBe('Cancelled: the invoice was voided before delivery');
     expect(await note('nobody@nordlicht.test')).toBe('Gave up: 550 no such user');
+  });
+
+  it('an invoice whose e-mail gave up without reaching the client offers "Mark as sent", and stops looking again', async () => {
+    const db = services.registry.get('bill')!.db;
+    const at = new Date().toISOString();
+    // The state a sending leaves when its only client message failed for good (the address refused).
+    const client = db.select({ id: invoices.clientId }).from(invoices).where(eq(invoices.id, ids.partial)).get()!;
+    const stuck = crypto.randomUUID();
+    const template = db.select().from(invoices).where(eq(invoices.id, ids.partial)).get()!;
+    db.insert(invoices)
+      .values({ ...template, id: stuck, clientId: client.id, number: 'INV-0099', status: 'sending', sentAt: null, paidAt: null, publicToken: crypto.randomUUID().replace(/-/g, ''), createdAt: at, updatedAt: at })
+      .run();
+    db.insert(outbox)
+      .values({ id: crypto.randomUUID(), kind: 'invoice', invoiceId: stuck, toAddress: 'nobody@nordlicht.test', subject: 'Invoice INV-0099', text: 'x', status: 'failed', attempts: 8, nextAttemptAt: at, lastError: '550 no such user', messageId: `<${crypto.randomUUID()}@bill.test>`, createdAt: at })
+      .run();
+    const views: string[] = [];
+    owner.on('request', (r) => r.url().includes('invoices.view') && views.push(r.url()));
+    await owner.goto(app(`/invoicing/${stuck}`));
+    await owner.getByRole('button', { name: 'Mark as sent' }).waitFor();
+    // Nothing pending: the page does not poll an invoice that will not settle by itself.
+    await owner.waitForTimeout(4000);
+    expect(views.length).toBe(1);
+    await owner.getByRole('button', { name: 'Mark as sent' }).click();
+    await expect.poll(() => db.select({ status: invoices.status }).from(invoices).where(eq(invoices.id, stuck)).get()!.status).toBe('sent');
+    await owner.getByRole('button', { name: 'Mark as sent' }).waitFor({ state: 'detached' });
   });
 
   it('a Member can open none of these pages nor call their procedures', async () => {

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, apiError } from '../api.ts';
 import { formatDate, formatDateTime, formatMinor, formatMoney } from '../format.ts';
@@ -33,6 +33,9 @@ function download(pdf: { filename: string; base64: string }) {
 
 const ISSUED_UNPAID = ['sending', 'sent', 'partially_paid'];
 const methodName = (m: string) => PAYMENT_METHODS.find(([v]) => v === m)?.[1] ?? m;
+/** An invoice's messages to the client: while one is pending, the invoice waits for it (docs/invoices.md). */
+const CLIENT_MAIL_KINDS = ['invoice', 'invoice_resend'];
+
 /** The server's prefix of a message it cancelled (docs/invoices.md, Mail). */
 const CANCELLED = 'cancelled:';
 
@@ -94,8 +97,12 @@ function draftButtons(inv: Invoice, open: (what: Open) => void, { markSent }: In
   return buttons;
 }
 
-/** The buttons an invoice's state allows: a draft is edited, sent or deleted; an issued one is paid, resent or voided. */
-function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) {
+/**
+ * The buttons an invoice's state allows: a draft is edited, sent or deleted; an issued one is paid,
+ * resent or voided. One left `sending` because its e-mail gave up without reaching the client
+ * (`mailGaveUp`) can be marked sent: the agency delivered it another way.
+ */
+function ActionsBar({ view, open, mailGaveUp }: { view: View; open: (what: Open) => void; mailGaveUp: boolean }) {
   const inv = view.invoice;
   const actions = useInvoiceActions(inv);
   const { pdf, remove } = actions;
@@ -110,7 +117,14 @@ function ActionsBar({ view, open }: { view: View; open: (what: Open) => void }) 
     );
   }
   if (draft) buttons.push(...draftButtons(inv, open, actions));
-  else if (inv.status !== 'void') {
+  if (isInvoice && mailGaveUp) {
+    buttons.push(
+      <button key="mark" type="button" className="button" disabled={actions.markSent.isPending} onClick={() => actions.markSent.mutate()}>
+        Mark as sent
+      </button>,
+    );
+  }
+  if (!draft && inv.status !== 'void') {
     buttons.push(
       <button key="resend" type="button" className="button" onClick={() => open('resend')}>
         Send again
@@ -252,18 +266,30 @@ function Payments({ view }: { view: View }) {
 export function InvoicePage() {
   const { id = '' } = useParams<{ id: string }>();
   const [open, setOpen] = useState<Open>(null);
-  const view = useQuery({
-    queryKey: ['invoices.view', id],
-    queryFn: () => api.invoices.view.query({ invoice_id: id }),
-    // Sending: it becomes sent (or a draft again) when its mail settles.
-    refetchInterval: (q) => (q.state.data?.invoice.status === 'sending' ? 3000 : false),
-  });
   const deliveries = useQuery({
     queryKey: ['invoices.deliveries', id],
     queryFn: () => api.invoices.deliveries.query({ invoice_id: id }),
     // While mail is on its way, look again now and then.
     refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'pending') ? 3000 : false),
   });
+  // Unknown until the deliveries are read: taken as on its way.
+  const clientMailPending = deliveries.data?.items.some((d) => CLIENT_MAIL_KINDS.includes(d.kind) && d.status === 'pending') ?? true;
+  const view = useQuery({
+    queryKey: ['invoices.view', id],
+    queryFn: () => api.invoices.view.query({ invoice_id: id }),
+    // Sending: it becomes sent (or a draft again) when its mail to the client settles; one whose
+    // mail gave up stays sending, and is not asked for again and again.
+    refetchInterval: (q) => (q.state.data?.invoice.status === 'sending' && clientMailPending ? 3000 : false),
+  });
+  const { refetch: refetchView } = view;
+  const wasPending = useRef<boolean | null>(null);
+  // The last client message settled (pending before, not now): the invoice's status was settled
+  // with it in one transaction, so it is read once more.
+  useEffect(() => {
+    if (!deliveries.data) return;
+    if (wasPending.current === true && !clientMailPending) void refetchView();
+    wasPending.current = clientMailPending;
+  }, [clientMailPending, deliveries.data, refetchView]);
   if (!view.data) {
     return (
       <Page title="Invoice">
@@ -279,7 +305,7 @@ export function InvoicePage() {
       <p className="crumbs">
         <Link href="/invoicing">← All invoices</Link> · <Link href={`/clients/${inv.client_id}`}>{v.client_name}</Link>
       </p>
-      <ActionsBar view={v} open={setOpen} />
+      <ActionsBar view={v} open={setOpen} mailGaveUp={inv.status === 'sending' && !clientMailPending} />
       <Related view={v} />
       <Facts inv={inv} />
       <Payments view={v} />
