@@ -1,56 +1,30 @@
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutIdempotencyKey } from '../src/domain/invoices/card-payment.ts';
-import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { CARD_SECRET_KEY, sentCardInvoice, useCardEnv, type CardEnv } from './helpers/card.ts';
+import { testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
-import { makeClient } from './helpers/factories.ts';
-import { startFakeStripe } from './helpers/stripe-api.ts';
 
 /**
  * The checkout's idempotency key stands for the whole request: Stripe refuses a key used again
  * with other parameters (400 `idempotency_error`, for 24 hours), and so does the stand-in.
  */
 
-const SECRET_KEY = 'sk_test_51HourbookTestKeyAbcdefgh';
-const WEBHOOK_SECRET = 'whsec_hourbookTestSigningSecret123';
-
+const clock = testClock('2026-11-18T10:00:00.000Z');
+const card = useCardEnv(clock);
 let env: TestEnv;
 let ws: TestWorkspace;
-let api: Awaited<ReturnType<typeof startFakeStripe>>;
-const clock = testClock('2026-11-18T10:00:00.000Z');
+let api: CardEnv['api'];
+beforeAll(() => ({ env, ws, api } = card));
 
-beforeAll(async () => {
-  api = await startFakeStripe();
-  env = await startTestEnv({ clock, env: { STRIPE_API_BASE: api.base } });
-  ws = env.alpha;
-  await ws.caller.workspace.updatePaymentProcessor({ email: ws.ownerEmail, secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET });
-});
-afterAll(async () => {
-  await env.close();
-  await api.close();
-});
-
-async function sentInvoice(amount = 250) {
-  const client = makeClient(ws.handle.db, { currency: 'EUR' });
-  const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
-    email: ws.ownerEmail,
-    number: `KEY-${client.id.slice(0, 6)}`,
-    total: amount,
-    invoice_services: [{ notes: 'Design sprint', unit_amount: amount }],
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const id = res.body.invoice.id as string;
-  await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: id });
-  const { invoice } = await ws.caller.invoices.get({ invoice_id: id });
-  return { id, number: invoice.number, token: invoice.public_url.split('/invoices/')[1]! };
-}
+const sentInvoice = (amount = 250) => sentCardInvoice(ws, { amount, number: `KEY-${crypto.randomUUID().slice(0, 6)}` });
 
 const pay = (token: string) => send(env.url, 'POST', `/invoices/${token}/pay`, { host: ws.host });
 const NAME = 'line_items[0][price_data][product_data][name]';
 
 describe('the stand-in for Stripe', () => {
   it('refuses a key used again with other parameters (400 idempotency_error), like Stripe', async () => {
-    const stripe = new Stripe(SECRET_KEY, { host: '127.0.0.1', port: Number(new URL(api.base).port), protocol: 'http', maxNetworkRetries: 0 });
+    const stripe = new Stripe(CARD_SECRET_KEY, { host: '127.0.0.1', port: Number(new URL(api.base).port), protocol: 'http', maxNetworkRetries: 0 });
     const params = (name: string): Stripe.Checkout.SessionCreateParams => ({
       mode: 'payment',
       line_items: [{ quantity: 1, price_data: { currency: 'eur', unit_amount: 1000, product_data: { name } } }],

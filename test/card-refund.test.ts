@@ -1,56 +1,30 @@
 import { and, eq } from 'drizzle-orm';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { events, payments, processorEvents } from '../src/db/schema/index.ts';
-import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { CARD_SECRET_KEY, CARD_WEBHOOK_SECRET, sentCardInvoice, useCardEnv } from './helpers/card.ts';
+import { testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
-import { makeClient } from './helpers/factories.ts';
-import { startFakeStripe } from './helpers/stripe-api.ts';
 
 /**
  * A card payment refunded with the processor (Stripe's `charge.refunded`, signed like every
  * webhook): recorded as money given back, so the invoice's amount paid and status follow.
  */
 
-const SECRET_KEY = 'sk_test_51HourbookTestKeyAbcdefgh';
-const WEBHOOK_SECRET = 'whsec_hourbookTestSigningSecret123';
+const SECRET_KEY = CARD_SECRET_KEY;
+const WEBHOOK_SECRET = CARD_WEBHOOK_SECRET;
 
-let env: TestEnv;
-let ws: TestWorkspace;
-let api: Awaited<ReturnType<typeof startFakeStripe>>;
 const clock = testClock('2026-11-18T10:00:00.000Z');
 const stripe = new Stripe(SECRET_KEY);
-
-beforeAll(async () => {
-  api = await startFakeStripe();
-  env = await startTestEnv({ clock, env: { STRIPE_API_BASE: api.base } });
-  ws = env.alpha;
-  await ws.caller.workspace.updatePaymentProcessor({ email: ws.ownerEmail, secret_key: SECRET_KEY, webhook_secret: WEBHOOK_SECRET });
-});
-afterAll(async () => {
-  await env.close();
-  await api.close();
-});
+const card = useCardEnv(clock);
+let env: TestEnv;
+let ws: TestWorkspace;
+beforeAll(() => ({ env, ws } = card));
 
 let seq = 0;
 /** A sent invoice of `amount` (service line), due on `due`, with its public token. */
-async function sentInvoice(opts: { amount?: number; currency?: string; due?: string } = {}) {
-  const client = makeClient(ws.handle.db, { currency: opts.currency ?? 'EUR' });
-  const amount = opts.amount ?? 250;
-  const res = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
-    email: ws.ownerEmail,
-    number: `REF-${++seq}`,
-    total: amount,
-    issue_date: '2026-11-01',
-    due_date: opts.due ?? '2026-12-01',
-    invoice_services: [{ notes: 'Design sprint', unit_amount: amount }],
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const id = res.body.invoice.id as string;
-  await ws.caller.invoices.markSent({ email: ws.ownerEmail, invoice_id: id });
-  const { invoice } = await ws.caller.invoices.get({ invoice_id: id });
-  return { id, clientId: client.id, token: invoice.public_url.split('/invoices/')[1]!, invoice };
-}
+const sentInvoice = (opts: { amount?: number; currency?: string; due?: string } = {}) =>
+  sentCardInvoice(ws, { issueDate: '2026-11-01', due: '2026-12-01', ...opts, number: `REF-${++seq}` });
 
 const signed = (event: object) => {
   const payload = JSON.stringify(event);
