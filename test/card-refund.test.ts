@@ -110,7 +110,8 @@ describe('charge.refunded', () => {
     const original = paymentsOf(inv.id).find((p) => p.amountMinor > 0)!;
     const listed = await ws.caller.invoices.payments({ invoice_id: inv.id });
     expect(listed.items).toHaveLength(2);
-    expect(listed.items[1]).toMatchObject({ amount: -250, currency: 'EUR', paid_on: '2026-11-18', method: 'card', reference: 'Refund of pi_cs_full', source: 'card_processor', provider_payment_id: 'evt_refund_full' });
+    expect(listed.items[1]).toMatchObject({ amount: -250, currency: 'EUR', paid_on: '2026-11-18', method: 'card', reference: 'Refund of pi_cs_full', source: 'card_processor', provider_payment_id: 'evt_refund_full', refund_of: listed.items[0]!.id });
+    expect(listed.items[0]!.refund_of).toBeNull();
     expect(paymentsOf(inv.id).find((p) => p.amountMinor < 0)).toMatchObject({ amountMinor: -25000, refundOf: original.id });
     expect(listed.unapplied_card_payments).toEqual([]);
 

@@ -189,7 +189,7 @@ describe('payments', () => {
   it('partial payments, then paid; the balance follows; events in the same transaction', async () => {
     const inv = await sentInvoice(1000);
     const first = await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 250.5, method: 'bank_transfer', paid_on: '11/15/2026', reference: 'TRX 1' });
-    expect(first.payment).toMatchObject({ amount: 250.5, currency: 'USD', paid_on: '2026-11-15', method: 'bank_transfer', reference: 'TRX 1', source: 'manual', provider_payment_id: null });
+    expect(first.payment).toMatchObject({ amount: 250.5, currency: 'USD', paid_on: '2026-11-15', method: 'bank_transfer', reference: 'TRX 1', source: 'manual', provider_payment_id: null, refund_of: null });
     expect(first.invoice).toMatchObject({ status: 'partially_paid', amount_paid: 250.5, balance_due: 749.5, paid_at: null });
     await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 500, method: 'check' });
     const over = await ws.caller.invoices.recordPayment({ email, invoice_id: inv.id, amount: 249.51, method: 'cash' }).catch((e: { cause: unknown }) => e.cause);

@@ -16,7 +16,7 @@ import type { deletePaymentInput, invoiceIdInput, markPaidInput, paymentOutput, 
 import { summaryOf } from './summaries.ts';
 
 /** A payment as stored; `refundOf` is set only on a refund (written by `applyRefund`). */
-type PaymentRow = Omit<typeof payments.$inferSelect, 'refundOf'> & { refundOf?: string | null };
+type PaymentRow = typeof payments.$inferSelect;
 
 export const toPaymentRecord = (row: PaymentRow, currency: string): PaymentRecord => ({
   id: row.id,
@@ -28,6 +28,7 @@ export const toPaymentRecord = (row: PaymentRow, currency: string): PaymentRecor
   reference: row.reference,
   source: row.providerPaymentId ? 'card_processor' : 'manual',
   provider_payment_id: row.providerPaymentId,
+  refund_of: row.refundOf,
   recorded_by: row.recordedBy,
   created_at: row.createdAt,
 });
@@ -64,7 +65,7 @@ export interface NewPayment {
  */
 export function applyPayment(scope: Scope, tx: Db, invoice: InvoiceRow, paidBefore: number, payment: NewPayment): z.output<typeof paymentOutput> {
   const at = scope.now.toISOString();
-  const row: PaymentRow = { id: randomUUID(), invoiceId: invoice.id, ...payment, recordedBy: scope.actor?.id ?? null, createdAt: at };
+  const row: PaymentRow = { id: randomUUID(), invoiceId: invoice.id, ...payment, refundOf: null, recordedBy: scope.actor?.id ?? null, createdAt: at };
   tx.insert(payments).values(row).run();
   const status = statusAfterPayments(invoice, paidBefore + payment.amountMinor);
   const [updated] = tx

@@ -349,6 +349,8 @@ export const paymentRecord = z.object({
   /** `card_processor` for a payment the processor reported (it cannot be deleted here). */
   source: z.enum(['manual', 'card_processor']),
   provider_payment_id: z.string().nullable(),
+  /** A refund (a negative `amount`): the payment it gives money back from; null otherwise. */
+  refund_of: idOut.nullable(),
   recorded_by: idOut.nullable(),
   created_at: dateTimeOut,
 });
