@@ -75,11 +75,13 @@ export class PageCursor {
     const font = opts.font ?? 'body';
     this.pdf.fontSize(opts.size).fillColor(opts.color ?? 'black');
     const top = y + (opts.baselineOf !== undefined ? (opts.baselineOf - opts.size) * ASCENT : 0);
-    const drawn = this.type.drawn(text, font);
-    // Pieces of one direction in visual order (bidi.ts), each in runs of one font (typeset.ts).
-    const runs = (visualPieces(drawn) ?? [{ text: drawn, space: false }]).flatMap((piece) =>
-      piece.space ? [{ text: piece.text, font, space: true }] : this.type.runs(piece.text, font).map((run) => ({ ...run, space: false })),
-    );
+    // Runs of one font (typeset.ts); a line with right-to-left text is first cut into pieces of one
+    // direction in visual order (bidi.ts), each in runs of one font.
+    const inFonts = this.type.runs(text, font);
+    const pieces = visualPieces(inFonts.map((run) => run.text).join(''));
+    const runs = pieces
+      ? pieces.flatMap((piece) => (piece.space ? [{ text: piece.text, font, space: true }] : this.type.runs(piece.text, font).map((run) => ({ ...run, space: false }))))
+      : inFonts.map((run) => ({ ...run, space: false }));
     const aligned = opts.width !== undefined && opts.align !== undefined && opts.align !== 'left';
     // Most lines are one run set from the left: nothing to measure.
     const widths = runs.length > 1 || aligned ? runs.map((run) => this.pdf.font(run.font).widthOfString(run.text)) : [];

@@ -8,6 +8,7 @@ import { readIdentity } from '../workspace/identity.ts';
 import { processorSecrets } from '../workspace/payment-processor.ts';
 import { balanceDueMinor, paidByInvoice, todayIn } from './balance.ts';
 import { applyPayment, applyRefund, paymentRefusal } from './payments.ts';
+import { findInvoice } from './queries.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
 
 /**
@@ -191,7 +192,7 @@ function applyRefundEvent(scope: Scope, tx: Db, event: ProcessorEvent, charge: N
       amountMinor: refundedMinor === null ? null : -refundedMinor,
     });
   }
-  const invoice = tx.select().from(invoices).where(eq(invoices.id, payment.invoiceId)).get()!;
+  const invoice = findInvoice(tx, payment.invoiceId);
   const unapplied = (reason: string, amountMinor: number | null) => record(scope, tx, event, 'unapplied', reason, { invoiceId: invoice.id, amountMinor });
   if (currency !== invoice.currency) return unapplied(`refunded in ${currency ?? 'an unknown currency'}, but the payment is in ${invoice.currency}`, null);
   if (refundedMinor === null) return unapplied(`the amount refunded ${charge.amount_refunded} is not a whole amount of ${invoice.currency}`, null);

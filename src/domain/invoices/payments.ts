@@ -12,7 +12,7 @@ import { balanceDueMinor, paidByInvoice, statusAfterPayments, todayIn } from './
 import { CANCELLED_PREFIX, settleInvoiceDelivery } from './settle.ts';
 import { findInvoice } from './queries.ts';
 import type { InvoiceRow } from './records.ts';
-import type { deletePaymentInput, invoiceIdInput, markPaidInput, paymentOutput, paymentsOutput, PaymentRecord, recordPaymentInput, statusChangeOutput } from './schemas.ts';
+import type { deletePaymentInput, invoiceIdInput, InvoiceSummary, markPaidInput, paymentOutput, paymentsOutput, PaymentRecord, recordPaymentInput, statusChangeOutput } from './schemas.ts';
 import { summaryOf } from './summaries.ts';
 
 /** A payment as stored; `refundOf` is set only on a refund (written by `applyRefund`). */
@@ -160,6 +160,24 @@ export function listPayments(scope: Scope, input: z.output<typeof invoiceIdInput
 }
 
 /**
+ * The invoice's status once money was taken off its payments (a payment deleted, a refund
+ * recorded): it follows what is left (`paid` → `partially_paid` → `sent`, `paid_at` kept only while
+ * paid); a void invoice stays void (its payments were the money to give back). Back to `sending`
+ * with its e-mail perhaps settled while it was paid (every client message cancelled, say), it
+ * settles now, else nothing ever would (sent, or a draft again). Returns its summary as it is now.
+ */
+function statusAfterMoneyTakenOff(scope: Scope, tx: Db, invoice: InvoiceRow): InvoiceSummary {
+  const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
+  const status = invoice.status === 'void' ? 'void' : statusAfterPayments(invoice, paid);
+  tx.update(invoices)
+    .set({ status, paidAt: status === 'paid' ? invoice.paidAt : null, updatedAt: scope.now.toISOString() })
+    .where(eq(invoices.id, invoice.id))
+    .run();
+  if (status === 'sending') settleInvoiceDelivery(scope, tx, invoice.id);
+  return summaryOf(scope, tx, findInvoice(tx, invoice.id));
+}
+
+/**
  * `invoices.deletePayment`: removes a payment recorded by mistake; the invoice's status follows
  * its remaining payments (`paid` → `partially_paid` → `sent`). A card payment the processor
  * reported cannot be deleted here (refund it with the processor), nor can a payment of a void
@@ -179,19 +197,7 @@ export function deletePayment(scope: Scope, input: z.output<typeof deletePayment
       throw unprocessable('invoice_void', `Invoice ${invoice.number} is void: its payments stay as the record of the money to give back`);
     }
     tx.delete(payments).where(eq(payments.id, payment.id)).run();
-    const at = scope.now.toISOString();
-    const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
-    const status = statusAfterPayments(invoice, paid);
-    const [updated] = tx
-      .update(invoices)
-      .set({ status, paidAt: status === 'paid' ? invoice.paidAt : null, updatedAt: at })
-      .where(eq(invoices.id, invoice.id))
-      .returning()
-      .all();
-    // Back to `sending` with its e-mail perhaps settled while it was paid (every client message
-    // cancelled, say): it settles now, else nothing ever would (sent, or a draft again).
-    if (status === 'sending') settleInvoiceDelivery(scope, tx, invoice.id);
-    const summary = summaryOf(scope, tx, status === 'sending' ? findInvoice(tx, invoice.id) : updated!);
+    const summary = statusAfterMoneyTakenOff(scope, tx, invoice);
     // An integration that was told of the payment (and of `invoice.paid`) learns it is gone.
     recordEvent(scope, 'payment.deleted', { payment: toPaymentRecord(payment, invoice.currency), invoice: summary });
     return { invoice: summary };
@@ -232,15 +238,7 @@ export function applyRefund(scope: Scope, tx: Db, invoice: InvoiceRow, payment: 
     createdAt: at,
   };
   tx.insert(payments).values(row).run();
-  const paid = paidByInvoice(tx, [invoice.id]).get(invoice.id) ?? 0;
-  const status = invoice.status === 'void' ? 'void' : statusAfterPayments(invoice, paid);
-  tx.update(invoices)
-    .set({ status, paidAt: status === 'paid' ? invoice.paidAt : null, updatedAt: at })
-    .where(eq(invoices.id, invoice.id))
-    .run();
-  // Back to `sending` with its e-mail perhaps settled while it was paid: it settles now (as deletePayment).
-  if (status === 'sending') settleInvoiceDelivery(scope, tx, invoice.id);
-  const summary = summaryOf(scope, tx, findInvoice(tx, invoice.id));
+  const summary = statusAfterMoneyTakenOff(scope, tx, invoice);
   recordEvent(scope, 'payment.refunded', { payment: toPaymentRecord(payment, invoice.currency), refund: toPaymentRecord(row, invoice.currency), invoice: summary });
   return { invoice: summary };
 }

@@ -46,33 +46,44 @@ interface Decision {
   entries: Pending[];
 }
 
-export function ApprovalsPage() {
+/** What a refused decision says: the entries in words when the list was out of date, else the server's message. */
+function decisionFailure(err: unknown, { decision, entries }: Decision): { message: string; stale: boolean } {
+  const failure = apiError(err);
+  const stale = staleDecisionMessage(failure, decision, entries.map(described));
+  return { message: stale ?? failure.message, stale: stale !== null };
+}
+
+/** Approving or rejecting the chosen entries; `clearChoice` once they are decided, or the list was out of date. */
+function useDecide(clearChoice: () => void) {
   const me = useMe();
   const notify = useNotice();
-  const pending = useQuery({ queryKey: ['approvals.pending'], queryFn: () => api.approvals.pending.query() });
-  const [selected, setSelected] = useState<Set<string>>(new Set());
-  const decide = useMutation({
+  return useMutation({
     mutationFn: async ({ decision, entries }: Decision) => {
       const input = { email: me.member.email, time_entry_ids: entries.map((e) => e.id) };
       return decision === 'approve' ? api.timeEntries.approve.mutate(input) : api.timeEntries.reject.mutate(input);
     },
     onSuccess: (result, { decision }) => {
       notify(`${result.time_entries.length} ${result.time_entries.length === 1 ? 'entry' : 'entries'} ${decision === 'approve' ? 'approved' : 'rejected'}`);
-      setSelected(new Set());
+      clearChoice();
     },
-    onError: (err, { decision, entries }) => {
+    onError: (err, variables) => {
       // The list was out of date (an entry deleted, or decided in another tab): reload it and start
       // the choice afresh, rather than sending the same refused request again and again.
-      if (staleDecisionMessage(apiError(err), decision, entries.map(described)) !== null) setSelected(new Set());
+      if (decisionFailure(err, variables).stale) clearChoice();
       void queryClient.invalidateQueries({ queryKey: ['approvals.pending'] });
     },
   });
+}
+
+export function ApprovalsPage() {
+  const pending = useQuery({ queryKey: ['approvals.pending'], queryFn: () => api.approvals.pending.query() });
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const decide = useDecide(() => setSelected(new Set()));
   if (!pending.data) return <Page title="Approvals"><Loading error={pending.error} what="the entries awaiting approval" /></Page>;
   const items = pending.data.items;
   // Only what is listed counts and is sent: an entry chosen before a refetch dropped it is not.
   const chosen = items.filter((e) => selected.has(e.id));
-  const failure = decide.error ? apiError(decide.error) : null;
-  const failed = failure && decide.variables ? (staleDecisionMessage(failure, decide.variables.decision, decide.variables.entries.map(described)) ?? failure.message) : null;
+  const failed = decide.error && decide.variables ? decisionFailure(decide.error, decide.variables).message : null;
   const toggle = (ids: string[], on: boolean) => {
     const next = new Set(selected);
     for (const id of ids) {
