@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '../src/config.ts';
 import { buildOpenApiDocument, EXTENSIONS_TAG, serverUrl, type OpenApiDocument, type OpenApiOperation } from '../src/openapi/document.ts';
 import { SchemaConverter, type JsonSchema } from '../src/openapi/json-schema.ts';

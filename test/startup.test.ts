@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -118,6 +119,17 @@ describe('the server starts from its bundle with the code cache the build wrote'
     expect(await rejected(edited)).toBe('undefined'); // compiled without a cache
     utimesSync(`${edited}.cache`, new Date(), new Date(Date.now() + 60_000));
     expect(await rejected(edited)).toBe('false'); // the proof that V8 alone would have used it
+  });
+
+  it('the bundle leaves out what the server never runs: zod locales, and iconv-lite tables, which stay loadable from node_modules', async () => {
+    const text = readFileSync(bundle, 'latin1');
+    // zod's Dutch messages: present only when some file imports zod's namespace object by name.
+    expect(text).not.toContain('Ongeldige invoer');
+    expect(text).toContain('Invalid input: expected'); // the English ones the API answers with
+    const tables = [...text.matchAll(/require\("(iconv-lite\/encodings\/tables\/[\w-]+\.json)"\)/g)].map((m) => m[1]!);
+    expect(tables).toEqual(expect.arrayContaining(['iconv-lite/encodings/tables/shiftjis.json', 'iconv-lite/encodings/tables/cp936.json']));
+    const requireFromBundle = createRequire(bundle);
+    for (const table of tables) expect(Object.keys(requireFromBundle(table) as object).length).toBeGreaterThan(0);
   });
 
   it('serve and demo are the commands the bin runs from the bundle, and the bundle serves', async () => {

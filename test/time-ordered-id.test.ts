@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { timeOrderedUuid } from '../src/domain/time-ordered-id.ts';
 
 describe('time-ordered ids (UUID v7)', () => {

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { lowerCaseUuid } from '../domain/uuid.ts';
 
 /** A bad argument: printed on stderr, exit status 1. */

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { exportCsv } from '../domain/reports/export.ts';
 import { receivablesReport } from '../domain/reports/receivables.ts';
 import { receivablesInput, timeReportInput, unbilledInput, type ExportInput, type ExportName, type ReceivablesOutput, type TimeReportOutput, type UnbilledOutput } from '../domain/reports/schemas.ts';

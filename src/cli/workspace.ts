@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { email, nonEmptyText, timeZone } from '../domain/fields.ts';
 import { issuePasswordLink } from '../domain/accounts/links.ts';
 import { provisionWorkspace } from '../domain/workspace/provision.ts';

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, lt, or, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidField } from '../errors.ts';
 
 /**

@@ -1,5 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { EXPORTS, type ExportName, type exportInput } from '../domain/reports/schemas.ts';
 import { AppError } from '../errors.ts';
 import { sendError } from '../rest/respond.ts';

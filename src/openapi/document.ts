@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Config } from '../config.ts';
 import type { RestRoute } from '../rest/types.ts';
 import { errorSchemaFor, errorStatuses, errorStatusesOf, errorEnvelope, hasRequestBody, type DocumentedErrorStatus } from './errors.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { takesBody, type RestRoute } from '../rest/types.ts';
 
 /** The one error envelope of docs/design.md §4; extra machine-readable fields may sit beside it. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A JSON Schema (2020-12, the dialect of OpenAPI 3.1) as plain data. */
 export type JsonSchema = { [key: string]: unknown };

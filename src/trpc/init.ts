@@ -1,5 +1,5 @@
 import { initTRPC, TRPCError } from '@trpc/server';
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountById } from '../domain/accounts/queries.ts';
 import { findSession } from '../domain/accounts/sessions.ts';
 import { email } from '../domain/fields.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { actingUserProcedure, type ProcedureMeta } from './init.ts';
 import { appRouter } from './router.ts';
 

@@ -1,5 +1,5 @@
 import { desc, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiKeys, teamMembers } from '../../db/schema/index.ts';
 import { AppError, invalidField, notFound } from '../../errors.ts';
 import { createApiKey, revokeApiKey } from '../../workspaces/keys.ts';

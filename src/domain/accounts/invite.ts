@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AppError } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';

@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { accountTokens, teamMembers } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
 import type { Scope } from '../scope.ts';

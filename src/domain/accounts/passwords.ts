@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Password hashing with scrypt from node:crypto: a memory-hard KDF in the standard library, so no

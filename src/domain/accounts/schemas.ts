@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText, timeZone } from '../fields.ts';
 import { teamMemberRecord } from '../team-members/schemas.ts';
 import { passwordField } from './passwords.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AppError } from '../../errors.ts';
 import type { ActorScope, Scope } from '../scope.ts';
 import { meOf } from './me.ts';

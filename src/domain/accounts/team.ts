@@ -1,5 +1,5 @@
 import { and, asc, gt, inArray, isNull, max } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { accountTokens, memberPasswords, roles, sessions, teamMembers } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import { dateTimeOut } from '../fields.ts';

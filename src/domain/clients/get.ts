@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Database } from '../../db/index.ts';
 import { clients } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';

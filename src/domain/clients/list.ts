@@ -1,5 +1,5 @@
 import { eq, gt, sql } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { clients } from '../../db/schema/index.ts';
 import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursorInput } from '../pagination.ts';
 import { currency, dateTime, dateTimeOut, idIn, idOut, isOneLine, nonEmptyText, ONE_LINE_MESSAGE } from '../fields.ts';
 import { recipientRecord } from '../recipients/schemas.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { getTableColumns } from 'drizzle-orm';
 import { clients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';

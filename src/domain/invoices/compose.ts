@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Db } from '../../db/index.ts';
 import { projects, recipients, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';

@@ -18,7 +18,7 @@ import { freshDocument, toInvoiceRecord, type InvoiceRow } from './records.ts';
 import { queueSending } from './sending.ts';
 import { activeClient, insertPriced, projectsOf, projectsOfLines, recipientsOf, setInvoiceRecipients, timeEntryIdsOf } from './store.ts';
 import type { CreateInput, createOutput } from './schemas.ts';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export const numberTaken = (number: string) => conflict('invoice_number_taken', `Invoice number ${number} is already used in this workspace`);
 

@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db } from '../../db/index.ts';
 import { invoiceProjects, invoiceTaxes } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';

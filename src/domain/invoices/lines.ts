@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { billingMethods, timeEntryStatuses } from '../../db/schema/index.ts';
 import { AppError, invalidField, notFound, unprocessable } from '../../errors.ts';
 import {

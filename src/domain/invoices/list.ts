@@ -1,5 +1,5 @@
 import { eq, gt, gte, lte, not } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { invoices } from '../../db/schema/index.ts';
 import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';

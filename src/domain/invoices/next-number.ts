@@ -1,5 +1,5 @@
 import { desc, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db } from '../../db/index.ts';
 import { invoices, type invoiceKinds } from '../../db/schema/index.ts';
 import type { Scope } from '../scope.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db } from '../../db/index.ts';
 import { invoices, outbox, payments, processorEvents, type paymentMethods } from '../../db/schema/index.ts';
 import { AppError, invalidField, notFound, unprocessable } from '../../errors.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { cachedInvoicePdf, invoicePdfFileName } from '../../pdf/invoice.ts';
 import type { Scope } from '../scope.ts';
 import { paidByInvoice } from './balance.ts';

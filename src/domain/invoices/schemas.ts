@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invoiceKinds, invoiceStatuses, outboxStatuses, paymentMethods } from '../../db/schema/index.ts';
 import { dateOut, dateTime, dateTimeOut, flexibleDate, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';

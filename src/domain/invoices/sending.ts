@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db } from '../../db/index.ts';
 import { clients, invoiceRecipients, invoices } from '../../db/schema/index.ts';
 import { invalidField, unprocessable } from '../../errors.ts';

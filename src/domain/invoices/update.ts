@@ -1,5 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db, Transaction } from '../../db/index.ts';
 import { invoiceProjects, invoices, invoiceTaxes } from '../../db/schema/index.ts';
 import { invalidField, unprocessable } from '../../errors.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireAdmin } from '../access.ts';
 import { dateOut, emailOut, idOut } from '../fields.ts';
 import type { Scope } from '../scope.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Transaction } from '../../db/index.ts';
 import { invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, outbox } from '../../db/schema/index.ts';
 import { AppError, unprocessable } from '../../errors.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { projectUsers, teamMembers } from '../../db/schema/index.ts';
 import { conflict, invalidField } from '../../errors.ts';
 import type { ActorScope } from '../scope.ts';

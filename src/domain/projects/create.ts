@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { clients, projects, projectUsers } from '../../db/schema/index.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';

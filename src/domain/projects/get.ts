@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Scope } from '../scope.ts';
 import { loadProjectWithTasks, projectStatements } from './queries.ts';
 import { toProjectRecord, toProjectUserDetail } from './records.ts';

@@ -1,5 +1,5 @@
 import { asc, eq, gt } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { checklistItems, tasks } from '../../db/schema/index.ts';
 import { groupBy, inIds, keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';

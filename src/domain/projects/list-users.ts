@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Scope } from '../scope.ts';
 import { getProjectRow, projectStatements } from './queries.ts';
 import { toProjectUserRecord } from './records.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Db } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';
 import { inIds } from '../queries.ts';

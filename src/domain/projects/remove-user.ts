@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { projectUsers, timers } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
 import type { Scope } from '../scope.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { approvalTypes, billingMethods, projectUserRoles, weekDays } from '../../db/schema/projects.ts';
 import { currency, dateTime, dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';

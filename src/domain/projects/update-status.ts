@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { projects, projectUsers } from '../../db/schema/index.ts';
 import { forbidden, invalidField } from '../../errors.ts';
 import { actsAsAdmin, requireAdmin } from '../access.ts';

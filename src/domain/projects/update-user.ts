@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { projectUsers } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
 import type { ActorScope } from '../scope.ts';

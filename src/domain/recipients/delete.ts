@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { recipients } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import { recordEvent } from '../events.ts';

@@ -1,5 +1,5 @@
 import { eq, gt } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { recipients } from '../../db/schema/index.ts';
 import { getClientRow } from '../clients/queries.ts';
 import { keysetPage, mapPage } from '../queries.ts';

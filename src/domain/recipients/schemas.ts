@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursorInput } from '../pagination.ts';
 import { dateTime, dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invoiceStatuses, timeEntryStatuses } from '../../db/schema/index.ts';
 import { dateOut, email, flexibleDate, idIn, idOut } from '../fields.ts';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AppError } from '../../errors.ts';
 import type { Db } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';

@@ -1,5 +1,5 @@
 import { count, eq, gt, sql } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Database } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';
 import { keysetOrder } from '../pagination.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursorInput } from '../pagination.ts';
 import { dateTime, email, emailOut, idIn, idOut, nonEmptyText, timeZone } from '../fields.ts';
 

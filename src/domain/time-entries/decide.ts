@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Transaction } from '../../db/index.ts';
 import { projectUsers, tasks, timeEntries } from '../../db/schema/index.ts';
 import { forbidden, unprocessable } from '../../errors.ts';

@@ -7,7 +7,7 @@ import { timeEntryStatements } from './queries.ts';
 import { recordsByIds } from './records.ts';
 import { checkLock } from './rules.ts';
 import type { DeleteInput, deleteOutput } from './schemas.ts';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** tRPC `timeEntries.delete`. The override log keeps its rows after the entry is gone. */
 export function deleteTimeEntry(scope: ActorScope, input: DeleteInput): z.output<typeof deleteOutput> {

@@ -1,7 +1,7 @@
 import { eq, gt, gte, lte, or } from 'drizzle-orm';
 import { actsAsAdmin } from '../access.ts';
 import { managedOnly } from '../projects/access.ts';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { teamMembers, timeEntries, timeEntryOverrides } from '../../db/schema/index.ts';
 import { keysetPage, mapPage } from '../queries.ts';
 import type { Scope } from '../scope.ts';

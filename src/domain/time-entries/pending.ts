@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { clients, projects, tasks, teamMembers, timeEntries } from '../../db/schema/index.ts';
 import { managedOnly } from '../projects/access.ts';
 import type { Scope } from '../scope.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { timeEntryStatuses } from '../../db/schema/index.ts';
 import { dateOut, dateTime, dateTimeOut, emailOut, flexibleDate, idIn, idOut } from '../fields.ts';
 import { MAX_NESTING, nestedDeeperThan } from '../nesting.ts';

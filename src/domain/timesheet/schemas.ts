@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateOut, dateTimeOut, emailOut, flexibleDate, idIn, idOut } from '../fields.ts';
 import { timeEntryRecord } from '../time-entries/schemas.ts';
 

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { timers } from '../../db/schema/index.ts';
 import { AppError, conflict } from '../../errors.ts';
 import type { ActorScope } from '../scope.ts';

@@ -1,5 +1,5 @@
 import { and, asc, eq, gte, inArray, lte, or } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { checklistItems, clients, projects, projectUsers, tasks, teamMembers, timeEntries, timers } from '../../db/schema/index.ts';
 import { forbidden, invalidField, notFound } from '../../errors.ts';
 import { actsAsAdmin } from '../access.ts';

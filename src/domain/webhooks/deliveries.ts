@@ -1,5 +1,5 @@
 import { eq, getTableColumns } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { events, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 import { notFound, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';

@@ -1,5 +1,5 @@
 import { count, desc, eq, getTableColumns } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { events, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import { EVENT_TYPES } from '../events.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { webhookDeliveryStatuses } from '../../db/schema/webhooks.ts';
 import { EVENT_TYPES } from '../events.ts';
 import { dateTimeOut, idIn, idOut, nonEmptyText } from '../fields.ts';

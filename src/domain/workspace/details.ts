@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { workspace } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';
 import { dateTimeOut, idOut } from '../fields.ts';

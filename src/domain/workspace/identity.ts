@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Database, Db } from '../../db/index.ts';
 import { workspaceIdentity } from '../../db/schema/index.ts';
 import { requireAdmin } from '../access.ts';

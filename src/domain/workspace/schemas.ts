@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { dateTimeOut, email } from '../fields.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
 import { detailsOutput, workspaceDetails } from './details.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { addedBody, type addOutput } from '../../domain/clients/schemas.ts';
 import type { ExtensionRoute } from '../types.ts';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { createdBody, updatedBody, type createOutput, type updateOutput } from '../../domain/recipients/schemas.ts';
 import { defineRoutes } from '../types.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoutes } from '../types.ts';
 
 /** Query strings are strings: parsed here, checked (range, address) by the procedure's schema. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkKeyRequest, createKey, createKeyInput, createKeyOutput, listApiKeys, listKeysOutput, revokeKey, revokeKeyInput, revokeKeyOutput } from '../../domain/accounts/api-keys.ts';
 import { inviteMember, sendAccountLink } from '../../domain/accounts/invite.ts';
 import { teamOutput, teamOverview } from '../../domain/accounts/team.ts';

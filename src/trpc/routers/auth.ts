@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkLink, requestPasswordReset, setPasswordWithLink } from '../../domain/accounts/links.ts';
 import { getMe } from '../../domain/accounts/me.ts';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { addClient, createClient } from '../../domain/clients/create.ts';
 import { getClient } from '../../domain/clients/get.ts';
 import { listClients } from '../../domain/clients/list.ts';

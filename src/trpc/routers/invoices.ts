@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { composeInput, composeInvoice, composeOutput, previewInput, previewInvoice, previewOutput } from '../../domain/invoices/compose.ts';
 import { createInvoice } from '../../domain/invoices/create.ts';
 import { deleteInvoice } from '../../domain/invoices/delete.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { email } from '../../domain/fields.ts';
 import { exportCsv } from '../../domain/reports/export.ts';
 import { heldPieces } from '../../exports/held-pieces.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pendingApprovals, pendingOutput } from '../../domain/time-entries/pending.ts';
 import { startTimerInput, stopTimerOutput, timerOutput, weekInput, weekOutput } from '../../domain/timesheet/schemas.ts';
 import { discardTimer, startTimer, stopTimer } from '../../domain/timesheet/timer.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listDeliveries, listEvents, redeliverEvent } from '../../domain/webhooks/deliveries.ts';
 import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint } from '../../domain/webhooks/endpoints.ts';
 import {

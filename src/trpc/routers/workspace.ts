@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { detailsOutput, workspaceDetails } from '../../domain/workspace/details.ts';
 import { getIdentity, updateIdentity } from '../../domain/workspace/identity.ts';
 import { getPaymentProcessor, removePaymentProcessor, updatePaymentProcessor } from '../../domain/workspace/payment-processor.ts';
