@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { documentContext, loadInvoiceDocument } from '../src/domain/invoices/document.ts';
 import { pdfFonts } from '../src/pdf/fonts.ts';
 import { renderInvoicePdf } from '../src/pdf/invoice.ts';
@@ -189,6 +190,37 @@ describe('right-to-left text', () => {
     // A Hebrew word in a Latin line stays in its place, its number beside it as the algorithm orders them.
     expect(lines.some((l) => l.startsWith('Hosting for 3 שרת months'))).toBe(true);
     expect(pdf.missingGlyphs).toBe(0);
+  });
+
+  it('a Hebrew paragraph wrapped over lines is drawn right to left on each, also a line that starts with a Latin word', async () => {
+    const ws = env.workspace('layouthe2');
+    const client = makeClient(ws.handle.db, { name: 'Client', currency: 'ILS' });
+    // Three words a round, so whatever the width, some lines start with the Latin one.
+    const words = Array.from({ length: 60 }, (_, i) => ['שלום', 'Website', 'תודה'][i % 3]!);
+    const inv = await createInvoice(ws, client.id, { notes: words.join(' '), invoice_services: [{ notes: 'Design', quantity: 1, unit_amount: 100 }] });
+    // What pdfkit is asked to draw, and where: pdf.js reorders right-to-left text it reads back by
+    // its own rules, so the order on the page is taken from the drawing itself.
+    const drawn: { text: string; x: number; y: number }[] = [];
+    // pdfkit as the renderer loads it (src/lazy.ts: CommonJS, not the ES build an import would get).
+    const PDFDocument = createRequire(import.meta.url)('pdfkit') as typeof import('pdfkit');
+    const original = PDFDocument.prototype.text;
+    const text = vi.spyOn(PDFDocument.prototype, 'text').mockImplementation(function (this: PDFKit.PDFDocument, ...args: Parameters<typeof original>) {
+      if (typeof args[1] === 'number') drawn.push({ text: String(args[0]), x: args[1], y: args[2] as number });
+      return original.apply(this, args);
+    });
+    try {
+      await pdfOf(ws, inv.id, 'hebrew-paragraph.pdf');
+    } finally {
+      text.mockRestore();
+    }
+    const isWord = (t: string) => words.includes(t);
+    const note = drawn.filter((d) => isWord(d.text));
+    const rows = [...new Set(note.map((d) => Math.round(d.y)))].sort((a, b) => a - b);
+    expect(rows.length).toBeGreaterThan(2);
+    // Each line read from its right end, top to bottom: the words as written.
+    const lines = rows.map((y) => note.filter((d) => Math.round(d.y) === y).sort((a, b) => b.x - a.x).map((d) => d.text));
+    expect(lines.some((line) => line[0] === 'Website')).toBe(true);
+    expect(lines.flat()).toEqual(words);
   });
 });
 

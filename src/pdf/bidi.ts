@@ -48,6 +48,14 @@ const reversed = (text: string): string => graphemesOf(text).reverse().join('');
 
 const isSpace = (char: string) => /\s/u.test(char);
 
+/** The direction of a paragraph: that of its first strong character, left to right without one (UAX #9, P2–P3). */
+export type Direction = 'ltr' | 'rtl';
+
+export function paragraphDirection(paragraph: string): Direction {
+  if (!MAY_BE_RTL.test(paragraph)) return 'ltr';
+  return bidi().getEmbeddingLevels(paragraph).paragraphs[0]?.level === 1 ? 'rtl' : 'ltr';
+}
+
 /** A piece of a line: white space, which only moves the pen, or text drawn as one pdfkit string. */
 export interface Piece {
   text: string;
@@ -56,13 +64,15 @@ export interface Piece {
 
 /**
  * One line of text as pieces in visual order, left to right. Null when the line has no
- * right-to-left text, so it is drawn as one string, as before. The paragraph direction is the
- * line's own (its first strong character, as `dir="auto"` in a browser).
+ * right-to-left text, so it is drawn as one string, as before. `direction` is that of the
+ * paragraph the line was wrapped from (`paragraphDirection`): a Hebrew paragraph whose second line
+ * starts with a Latin word is still read right to left. Without it, the line's own (its first
+ * strong character, as `dir="auto"` in a browser).
  */
-export function visualPieces(line: string): Piece[] | null {
+export function visualPieces(line: string, direction?: Direction): Piece[] | null {
   if (!MAY_BE_RTL.test(line)) return null;
   const algorithm = bidi();
-  const levels = algorithm.getEmbeddingLevels(line);
+  const levels = algorithm.getEmbeddingLevels(line, direction);
   const order = algorithm.getReorderedIndices(line, levels);
   const mirrored = algorithm.getMirroredCharactersMap(line, levels.levels);
   const pieces: Piece[] = [];

@@ -1,6 +1,6 @@
 import type PDFDocument from 'pdfkit';
-import { visualPieces } from './bidi.ts';
-import type { Measure } from './fit.ts';
+import { visualPieces, type Direction } from './bidi.ts';
+import type { Fitted, Measure } from './fit.ts';
 import type { FontName, Typesetter } from './typeset.ts';
 
 export const MARGIN = 50;
@@ -70,7 +70,7 @@ export class PageCursor {
     text: string,
     x: number,
     y: number,
-    opts: { font?: FontName; size: number; baselineOf?: number; color?: string; width?: number; align?: 'left' | 'right' | 'center'; link?: string },
+    opts: { font?: FontName; size: number; baselineOf?: number; color?: string; width?: number; align?: 'left' | 'right' | 'center'; link?: string; direction?: Direction },
   ): void {
     const font = opts.font ?? 'body';
     this.pdf.fontSize(opts.size).fillColor(opts.color ?? 'black');
@@ -78,7 +78,7 @@ export class PageCursor {
     // Runs of one font (typeset.ts); a line with right-to-left text is first cut into pieces of one
     // direction in visual order (bidi.ts), each in runs of one font.
     const inFonts = this.type.runs(text, font);
-    const pieces = visualPieces(inFonts.map((run) => run.text).join(''));
+    const pieces = visualPieces(inFonts.map((run) => run.text).join(''), opts.direction);
     const runs = pieces
       ? pieces.flatMap((piece) => (piece.space ? [{ text: piece.text, font, space: true }] : this.type.runs(piece.text, font).map((run) => ({ ...run, space: false }))))
       : inFonts.map((run) => ({ ...run, space: false }));
@@ -99,11 +99,11 @@ export class PageCursor {
     });
   }
 
-  /** Several lines one under the other from `y`; returns the y below the last. */
-  lines(lines: string[], x: number, y: number, opts: { font?: FontName; size: number; color?: string; width?: number; align?: 'left' | 'right' }): number {
+  /** Fitted lines one under the other from `y`, each in its paragraph's direction; returns the y below the last. */
+  lines(fitted: Pick<Fitted, 'lines' | 'directions'>, x: number, y: number, opts: { font?: FontName; size: number; color?: string; width?: number; align?: 'left' | 'right' }): number {
     const step = lineHeight(opts.size);
-    lines.forEach((text, i) => this.line(text, x, y + i * step, opts));
-    return y + lines.length * step;
+    fitted.lines.forEach((text, i) => this.line(text, x, y + i * step, { ...opts, direction: fitted.directions[i] }));
+    return y + fitted.lines.length * step;
   }
 
   rule(y: number, from = this.left, to = this.right): void {

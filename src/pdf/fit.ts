@@ -7,6 +7,7 @@
  */
 import type LineBreaker from 'linebreak';
 import { lazy } from '../lazy.ts';
+import { paragraphDirection, type Direction } from './bidi.ts';
 import { graphemesOf } from './graphemes.ts';
 
 /** The Unicode line-breaking rules (UAX #14), pdfkit's own dependency; loaded with the first PDF. */
@@ -17,6 +18,8 @@ export type Measure = (text: string, size: number) => number;
 
 export interface Fitted {
   lines: string[];
+  /** Each line's paragraph direction (bidi.ts): a wrapped right-to-left paragraph stays one on every line. */
+  directions: Direction[];
   size: number;
 }
 
@@ -109,12 +112,14 @@ function pieces(word: string, width: number, size: number, measure: Measure): st
 }
 
 /**
- * Greedy line filling at `size`. A word wider than `width` is cut with an ellipsis, or with
- * `split`, continued on the next lines.
+ * Greedy line filling at `size`, each line with its paragraph's direction. A word wider than
+ * `width` is cut with an ellipsis, or with `split`, continued on the next lines.
  */
-function wrap(text: string, width: number, size: number, measure: Measure, split = false): string[] {
+function wrap(text: string, width: number, size: number, measure: Measure, split = false): Omit<Fitted, 'size'> {
   const lines: string[] = [];
+  const directions: Direction[] = [];
   for (const paragraph of text.split(/\r?\n/)) {
+    const direction = paragraphDirection(paragraph);
     let line = '';
     for (const { text: raw, glued } of wordsOf(paragraph)) {
       const parts = split ? pieces(raw, width, size, measure) : [ellipsize(raw, width, size, measure)];
@@ -134,11 +139,18 @@ function wrap(text: string, width: number, size: number, measure: Measure, split
       }
     }
     lines.push(line);
+    while (directions.length < lines.length) directions.push(direction);
   }
   // Blank lines a person typed between paragraphs stay; trailing ones do not.
-  while (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
+  while (lines.length > 1 && lines[lines.length - 1] === '') {
+    lines.pop();
+    directions.pop();
+  }
+  return { lines, directions };
 }
+
+/** One line as it is, its direction its own. */
+const oneLine = (line: string, size: number): Fitted => ({ lines: [line], directions: [paragraphDirection(line)], size });
 
 /** The largest size from `size` down to `minSize`, by half points, at which the text's widest word fits `width`. */
 function sizeForWords(text: string, width: number, measure: Measure, size: number, minSize: number): number {
@@ -153,20 +165,21 @@ function sizeForWords(text: string, width: number, measure: Measure, size: numbe
  */
 export function fitText(text: string, width: number, measure: Measure, opts: { size: number; minSize: number; maxLines?: number }): Fitted {
   const size = sizeForWords(text, width, measure, opts.size, opts.minSize);
-  let lines = wrap(text, width, size, measure);
+  let { lines, directions } = wrap(text, width, size, measure);
   if (opts.maxLines !== undefined && lines.length > opts.maxLines) {
     lines = lines.slice(0, opts.maxLines);
+    directions = directions.slice(0, opts.maxLines);
     const last = lines.length - 1;
     lines[last] = ellipsize(`${lines[last]}${ELLIPSIS}`, width, size, measure);
   }
-  return { lines, size };
+  return { lines, directions, size };
 }
 
 /** One line that must not wrap (an amount, a date): smaller down to `minSize`, then cut with "…". */
 export function fitLine(text: string, width: number, measure: Measure, opts: { size: number; minSize: number }): Fitted {
   let size = opts.size;
   while (size > opts.minSize && !fits(measure(text, size), width)) size = Math.max(opts.minSize, size - 0.5);
-  return { lines: [ellipsize(text, width, size, measure)], size };
+  return oneLine(ellipsize(text, width, size, measure), size);
 }
 
 /**
@@ -176,8 +189,8 @@ export function fitLine(text: string, width: number, measure: Measure, opts: { s
  * "-" (see `pieces`), else anywhere. Shrinking further would make a long number unreadably small.
  */
 export function fitUncut(text: string, width: number, measure: Measure, opts: { size: number; minSize: number }): Fitted {
-  for (let size = opts.size; size >= opts.minSize; size -= 0.5) if (fits(measure(text, size), width)) return { lines: [text], size };
-  return { lines: wrap(text, width, opts.size, measure, true), size: opts.size };
+  for (let size = opts.size; size >= opts.minSize; size -= 0.5) if (fits(measure(text, size), width)) return oneLine(text, size);
+  return { ...wrap(text, width, opts.size, measure, true), size: opts.size };
 }
 
 /**
@@ -195,7 +208,7 @@ export function fitWhole(text: string, width: number, measure: Measure, opts: { 
   }
   // At the smallest size, a word still wider than the width goes on over the next lines, uncut.
   const size = sizeForWords(text, width, measure, opts.minSize, Math.min(opts.minSize, WHOLE_MIN_SIZE));
-  return { lines: wrap(text, width, size, measure, true), size };
+  return { ...wrap(text, width, size, measure, true), size };
 }
 
 /** The smallest size `fitWhole` prints at, whatever its `minSize`. */

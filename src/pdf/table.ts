@@ -157,7 +157,7 @@ export function drawTable<R>(cursor: PageCursor, columns: Column<R>[], rows: R[]
       const w = widths[i]!;
       // A cell shrunk for a long word keeps the row's first baseline.
       const y = cursor.y + (size - f.size) * 0.9;
-      cursor.lines(f.lines, x + GAP / 2, y, { size: f.size, width: w - GAP, align: columns[i]!.align });
+      cursor.lines(f, x + GAP / 2, y, { size: f.size, width: w - GAP, align: columns[i]!.align });
       x += w;
     });
     cursor.y += heights[n]!;

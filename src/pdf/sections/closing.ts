@@ -26,7 +26,7 @@ function block(c: PageCursor, title: string, text: string, opts: { color?: strin
   fitted.lines.forEach((line, i) => {
     // The last line moves to a new page with the link rather than leave it alone there.
     c.ensure(step + (i === fitted.lines.length - 1 ? linkHeight : 0));
-    c.line(line, c.left, c.y, { size: fitted.size, color: opts.color ?? 'black' });
+    c.line(line, c.left, c.y, { size: fitted.size, color: opts.color ?? 'black', direction: fitted.directions[i] });
     c.y += step;
   });
   if (opts.link) {

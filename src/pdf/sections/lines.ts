@@ -80,7 +80,7 @@ function caption(c: PageCursor, doc: InvoiceDocument, lines: DocumentLine[]): Le
   return {
     height: fitted.lines.length * lineHeight(fitted.size) + 6,
     draw: () => {
-      c.y = c.lines(fitted.lines, c.left + 3, c.y, { size: fitted.size }) + 6;
+      c.y = c.lines(fitted, c.left + 3, c.y, { size: fitted.size }) + 6;
     },
   };
 }

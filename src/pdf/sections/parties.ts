@@ -38,11 +38,11 @@ function drawBuyer(c: PageCursor, doc: InvoiceDocument, width: number): number {
   c.line('BILL TO', c.left, y, { font: 'bold', size: 7.5, color: GREY });
   y += lineHeight(7.5) + 2;
   const name = fitWhole(client.name, width, c.measure('bold'), { size: 11, minSize: 8, lines: Infinity });
-  y = c.lines(name.lines, c.left, y, { font: 'bold', size: name.size });
+  y = c.lines(name, c.left, y, { font: 'bold', size: name.size });
   const rest = [client.secondaryName, ...addressLines(client.address), client.taxId ? `VAT ID: ${client.taxId}` : ''].filter(Boolean);
   for (const line of rest) {
     const fitted = fitText(line, width, c.measure('body'), { size: SIZE, minSize: 7 });
-    y = c.lines(fitted.lines, c.left, y, { size: fitted.size });
+    y = c.lines(fitted, c.left, y, { size: fitted.size });
   }
   return y;
 }
@@ -62,7 +62,7 @@ export function drawParties(c: PageCursor, doc: InvoiceDocument, f: Formats): vo
     c.line(label, x, y, { size: SIZE, color: GREY, width: labelWidth });
     const fitted = fitUncut(value, valueWidth, c.measure('bold'), { size: SIZE, minSize: 8 });
     fitted.lines.forEach((line, i) => {
-      c.line(line, x + labelWidth, y + i * lineHeight(SIZE), { font: 'bold', size: fitted.size, baselineOf: SIZE, width: valueWidth, align: 'right' });
+      c.line(line, x + labelWidth, y + i * lineHeight(SIZE), { font: 'bold', size: fitted.size, baselineOf: SIZE, width: valueWidth, align: 'right', direction: fitted.directions[i] });
     });
     y += fitted.lines.length * lineHeight(SIZE) + 1;
   }

@@ -24,19 +24,19 @@ export function drawSeller(c: PageCursor, doc: InvoiceDocument): void {
     leftBottom = top + LOGO_BOX.height;
   } else {
     const name = fitWhole(seller.name, c.width * 0.5, c.measure('bold'), { size: 18, minSize: 12, lines: 2 });
-    leftBottom = c.lines(name.lines, c.left, top, { font: 'bold', size: name.size });
+    leftBottom = c.lines(name, c.left, top, { font: 'bold', size: name.size });
   }
   const width = c.width * 0.45;
   const x = c.right - width;
   let y = top;
   if (seller.printLogo) {
     const name = fitWhole(seller.name, width, c.measure('bold'), { size: NAME_SIZE, minSize: 8, lines: 2 });
-    y = c.lines(name.lines, x, y, { font: 'bold', size: name.size, width, align: 'right' });
+    y = c.lines(name, x, y, { font: 'bold', size: name.size, width, align: 'right' });
   }
   const details = [...addressLines(seller.address), ...(seller.taxId ? [`VAT ID: ${seller.taxId}`] : [])];
   for (const line of details) {
     const fitted = fitText(line, width, c.measure('body'), { size: SIZE, minSize: 7 });
-    y = c.lines(fitted.lines, x, y, { size: fitted.size, color: GREY, width, align: 'right' });
+    y = c.lines(fitted, x, y, { size: fitted.size, color: GREY, width, align: 'right' });
   }
   c.y = Math.max(leftBottom, y) + lineHeight(SIZE) * 1.5;
 }
