@@ -190,6 +190,35 @@ describe('charge.refunded', () => {
     expect(ws.handle.db.select().from(processorEvents).where(eq(processorEvents.id, 'evt_refund_lost')).get()).toMatchObject({ invoiceId: null, outcome: 'unapplied', type: 'charge.refunded' });
   });
 
+  it('refunds the processor reports before their payment are recorded once the payment is: the largest running total, once', async () => {
+    const inv = await sentInvoice({ amount: 250 });
+    // Stripe does not promise order: two partial refunds (running totals 100.00, then 250.00) arrive first.
+    for (const [eventId, total] of [['evt_early_1', 10000], ['evt_early_2', 25000]] as const) {
+      const early = await deliver(refunded({ eventId, intent: 'pi_cs_early', amount: 25000, refunded: total, metadata: { invoice_id: inv.id } }));
+      expect(early.body).toMatchObject({ outcome: 'unapplied' });
+    }
+    expect((await ws.caller.invoices.payments({ invoice_id: inv.id })).unapplied_card_payments).toHaveLength(2);
+
+    const paid = await deliver(completed({ eventId: 'evt_pay_early', sessionId: 'cs_early', invoiceId: inv.id, amount: 25000 }));
+    expect(paid.body).toMatchObject({ outcome: 'recorded' });
+    // The payment, and all that was refunded of it: the invoice is back to sent, nothing left unapplied.
+    expect(paymentsOf(inv.id).map((p) => [p.amountMinor, p.providerPaymentId])).toEqual([
+      [25000, 'cs_early'],
+      [-25000, 'evt_early_2'],
+    ]);
+    expect(await invoiceOf(inv.id)).toMatchObject({ status: 'sent', amount_paid: 0, balance_due: 250 });
+    expect((await ws.caller.invoices.payments({ invoice_id: inv.id })).unapplied_card_payments).toEqual([]);
+    const kept = (id: string) => ws.handle.db.select().from(processorEvents).where(eq(processorEvents.id, id)).get();
+    expect(kept('evt_early_2')).toMatchObject({ outcome: 'recorded', amountMinor: -25000 });
+    expect(kept('evt_early_1')).toMatchObject({ outcome: 'ignored', reason: 'counted in the refunded total of evt_early_2' });
+    expect(eventsOf('payment.refunded', inv.id).map((e) => [e.refund.amount, e.invoice.status])).toEqual([[-250, 'sent']]);
+
+    // A later notice of the same total records nothing more.
+    const again = await deliver(refunded({ eventId: 'evt_early_3', intent: 'pi_cs_early', amount: 25000, refunded: 25000 }));
+    expect(again.body).toMatchObject({ outcome: 'ignored' });
+    expect(paymentsOf(inv.id)).toHaveLength(2);
+  });
+
   it('a refund that does not fit the payment (more than it, another currency) is kept as unapplied, nothing recorded', async () => {
     const inv = await paidByCard('misfit', 100);
     const more = await deliver(refunded({ eventId: 'evt_refund_more', intent: 'pi_cs_misfit', amount: 10000, refunded: 12000 }));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
 import { invoices, payments, processorEvents, type processorEventOutcomes } from '../../db/schema/index.ts';
 import { currencyDecimals, formatMoney } from '../money.ts';
@@ -10,6 +10,8 @@ import { balanceDueMinor, paidByInvoice, todayIn } from './balance.ts';
 import { applyPayment, applyRefund, paymentRefusal } from './payments.ts';
 import { findInvoice } from './queries.ts';
 import { publicInvoiceUrl, type InvoiceRow } from './records.ts';
+
+type PaymentRow = typeof payments.$inferSelect;
 
 /**
  * Card payment through the workspace's processor (Stripe): whether an invoice can be paid by card,
@@ -164,24 +166,58 @@ function unappliable(invoice: InvoiceRow, session: NonNullable<ProcessorEvent['s
   return null;
 }
 
+/** A card payment recorded here for a processor's payment intent (not a refund of one). */
+const cardPaymentOf = (tx: Db, paymentIntent: string) =>
+  tx
+    .select()
+    .from(payments)
+    .where(and(eq(payments.reference, paymentIntent), eq(payments.method, 'card'), isNotNull(payments.providerPaymentId), isNull(payments.refundOf)))
+    .get();
+
+/** What became of a refund: the outcome and reason its event is kept with, and the minor units recorded (negative). */
+interface RefundResult {
+  outcome: Exclude<Outcome, 'duplicate'>;
+  reason: string;
+  amountMinor: number | null;
+}
+
 /**
- * A refund of a card payment (`charge.refunded`). The charge says how much it has had refunded in
- * all, so what is new is that total less the refunds already recorded for the payment: a second
- * notice of the same total records nothing, and each refund is recorded once whatever the order of
- * notices. The payment is the card payment of the charge's payment intent (its reference). A refund
- * that cannot be recorded as it came (no such payment here, another currency, more than the
- * payment, less than already recorded) is kept as `unapplied` with its reason.
+ * A refund of `payment` whose charge has had `refundedMinor` refunded in all (`null`: not a whole
+ * amount of `currency`). What is new is that total less the refunds already recorded for the
+ * payment: a second notice of the same total records nothing, and each refund is recorded once
+ * whatever the order of notices. A refund that cannot be recorded as it came (another currency,
+ * more than the payment, less than already recorded) is `unapplied` with its reason.
+ */
+function refundOfPayment(scope: Scope, tx: Db, payment: PaymentRow, refund: { currency: string | null; refundedMinor: number | null; rawAmount: number; providerPaymentId: string }): RefundResult {
+  const invoice = findInvoice(tx, payment.invoiceId);
+  const unapplied = (reason: string, amountMinor: number | null): RefundResult => ({ outcome: 'unapplied', reason, amountMinor });
+  const { currency, refundedMinor } = refund;
+  if (currency !== invoice.currency) return unapplied(`refunded in ${currency ?? 'an unknown currency'}, but the payment is in ${invoice.currency}`, null);
+  if (refundedMinor === null) return unapplied(`the amount refunded ${refund.rawAmount} is not a whole amount of ${invoice.currency}`, null);
+  const before = -(tx
+    .select({ sum: sql<number>`coalesce(sum(${payments.amountMinor}), 0)` })
+    .from(payments)
+    .where(eq(payments.refundOf, payment.id))
+    .get()?.sum ?? 0);
+  const money = (minor: number) => formatMoney(minor, invoice.currency);
+  if (refundedMinor > payment.amountMinor) return unapplied(`refunded ${money(refundedMinor)} in all, more than the card payment of ${money(payment.amountMinor)}`, -refundedMinor);
+  if (refundedMinor < before) return unapplied(`refunded ${money(refundedMinor)} in all, less than the ${money(before)} already recorded as refunded`, null);
+  if (refundedMinor === before) return { outcome: 'ignored', reason: 'this refund was recorded already', amountMinor: null };
+  const amountMinor = refundedMinor - before;
+  applyRefund(scope, tx, invoice, payment, { amountMinor, refundedOn: todayIn(scope), reference: `Refund of ${payment.reference}`, providerPaymentId: refund.providerPaymentId });
+  return { outcome: 'recorded', reason: '', amountMinor: -amountMinor };
+}
+
+/**
+ * A refund of a card payment (`charge.refunded`): recorded against the card payment of the
+ * charge's payment intent (its reference), see `refundOfPayment`. A refund of a payment not
+ * recorded here (yet: the processor does not promise to notify in order) is kept as `unapplied`;
+ * the payment's own notice records it when it comes (`refundsBeforeTheirPayment`).
  */
 function applyRefundEvent(scope: Scope, tx: Db, event: ProcessorEvent, charge: NonNullable<ProcessorEvent['charge']>) {
   const currency = /^[A-Za-z]{3}$/.test(charge.currency ?? '') ? charge.currency!.toUpperCase() : null;
   const refundedMinor = currency === null ? null : fromProcessorAmount(charge.amount_refunded, currency);
-  const payment = charge.payment_intent
-    ? tx
-        .select()
-        .from(payments)
-        .where(and(eq(payments.reference, charge.payment_intent), eq(payments.method, 'card'), isNotNull(payments.providerPaymentId), isNull(payments.refundOf)))
-        .get()
-    : undefined;
+  const payment = charge.payment_intent ? cardPaymentOf(tx, charge.payment_intent) : undefined;
   if (!payment) {
     if (refundedMinor !== null && refundedMinor <= 0) return record(scope, tx, event, 'ignored', 'nothing was refunded');
     const named = charge.invoice_id ? tx.select({ id: invoices.id }).from(invoices).where(eq(invoices.id, charge.invoice_id)).get() : undefined;
@@ -192,22 +228,33 @@ function applyRefundEvent(scope: Scope, tx: Db, event: ProcessorEvent, charge: N
       amountMinor: refundedMinor === null ? null : -refundedMinor,
     });
   }
-  const invoice = findInvoice(tx, payment.invoiceId);
-  const unapplied = (reason: string, amountMinor: number | null) => record(scope, tx, event, 'unapplied', reason, { invoiceId: invoice.id, amountMinor });
-  if (currency !== invoice.currency) return unapplied(`refunded in ${currency ?? 'an unknown currency'}, but the payment is in ${invoice.currency}`, null);
-  if (refundedMinor === null) return unapplied(`the amount refunded ${charge.amount_refunded} is not a whole amount of ${invoice.currency}`, null);
-  const before = -(tx
-    .select({ sum: sql<number>`coalesce(sum(${payments.amountMinor}), 0)` })
-    .from(payments)
-    .where(eq(payments.refundOf, payment.id))
-    .get()?.sum ?? 0);
-  const money = (minor: number) => formatMoney(minor, invoice.currency);
-  if (refundedMinor > payment.amountMinor) return unapplied(`refunded ${money(refundedMinor)} in all, more than the card payment of ${money(payment.amountMinor)}`, -refundedMinor);
-  if (refundedMinor < before) return unapplied(`refunded ${money(refundedMinor)} in all, less than the ${money(before)} already recorded as refunded`, null);
-  if (refundedMinor === before) return record(scope, tx, event, 'ignored', 'this refund was recorded already', { invoiceId: invoice.id });
-  const amountMinor = refundedMinor - before;
-  applyRefund(scope, tx, invoice, payment, { amountMinor, refundedOn: todayIn(scope), reference: `Refund of ${payment.reference}`, providerPaymentId: event.id });
-  return record(scope, tx, event, 'recorded', '', { invoiceId: invoice.id, amountMinor: -amountMinor });
+  const result = refundOfPayment(scope, tx, payment, { currency, refundedMinor, rawAmount: charge.amount_refunded, providerPaymentId: event.id });
+  return record(scope, tx, event, result.outcome, result.reason, { invoiceId: payment.invoiceId, amountMinor: result.amountMinor });
+}
+
+/**
+ * Refunds of a payment intent that the processor reported before the payment itself, kept then
+ * as `unapplied` (no card payment to give money back from): recorded once the payment is. Each
+ * notice carries the charge's running total, so the largest is all of them; that notice is
+ * recorded (or kept unapplied with the reason it does not fit), and the earlier ones are counted
+ * in it. A notice whose amount was unreadable stays unapplied, for a person.
+ */
+function refundsBeforeTheirPayment(scope: Scope, tx: Db, paymentIntent: string): void {
+  const earlier = tx
+    .select()
+    .from(processorEvents)
+    .where(and(eq(processorEvents.providerPaymentId, paymentIntent), eq(processorEvents.outcome, 'unapplied'), inArray(processorEvents.type, [...REFUND_EVENTS])))
+    .all()
+    .filter((e) => e.amountMinor !== null);
+  const payment = cardPaymentOf(tx, paymentIntent);
+  if (earlier.length === 0 || !payment) return;
+  const latest = earlier.reduce((a, b) => (b.amountMinor! < a.amountMinor! ? b : a));
+  const result = refundOfPayment(scope, tx, payment, { currency: latest.currency, refundedMinor: -latest.amountMinor!, rawAmount: -latest.amountMinor!, providerPaymentId: latest.id });
+  const settle = (id: string, outcome: RefundResult['outcome'], reason: string, amountMinor: number | null) =>
+    tx.update(processorEvents).set({ outcome, reason, amountMinor, invoiceId: payment.invoiceId }).where(eq(processorEvents.id, id)).run();
+  settle(latest.id, result.outcome, result.reason || 'recorded once its card payment was', result.outcome === 'recorded' ? result.amountMinor : latest.amountMinor);
+  if (result.outcome !== 'recorded') return;
+  for (const e of earlier) if (e.id !== latest.id) settle(e.id, 'ignored', `counted in the refunded total of ${latest.id}`, e.amountMinor);
 }
 
 /**
@@ -246,6 +293,7 @@ export function applyProcessorEvent(scope: Scope, event: ProcessorEvent): { outc
       reference: session.payment_intent ?? session.id,
       providerPaymentId: session.id,
     });
+    if (session.payment_intent) refundsBeforeTheirPayment(scope, tx, session.payment_intent);
     return record(scope, tx, event, 'recorded', '', { invoiceId: invoice.id, amountMinor });
   });
 }
