@@ -1,34 +1,16 @@
 import { eq } from 'drizzle-orm';
-import type { ParsedMail } from 'mailparser';
 import { describe, expect, it, vi } from 'vitest';
 import { invoices, outbox } from '../src/db/schema/index.ts';
 import { createMailTransport, SMTP_TIMEOUTS } from '../src/mail/transport.ts';
 import { ATTEMPT_MS, deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
-import { testClock, type TestWorkspace } from './helpers/env.ts';
-import { makeProjectSetup, makeRecipient } from './helpers/factories.ts';
-import { useSmtpEnv } from './helpers/smtp.ts';
+import { testClock } from './helpers/env.ts';
+import { makeRecipient } from './helpers/factories.ts';
+import { emailedInvoice, refusal, toAddress, useSmtpEnv } from './helpers/smtp.ts';
 
-const refusal = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
-const toAddress = (mail: ParsedMail) => (mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined);
 
 const clock = testClock();
 const ctx = useSmtpEnv({ clock, mailFrom: 'Agency <billing@agency.test>' });
 
-/** An invoice e-mailed at creation (endpoint 1) to new recipients of a new client, without a PDF. */
-async function sendInvoice(ws: TestWorkspace, people: { name: string; email: string }[], opts: { copy?: boolean } = {}) {
-  const s = makeProjectSetup(ws.handle.db);
-  const rs = people.map((p) => makeRecipient(ws.handle.db, s.client.id, p));
-  const res = await ws.api.post(`/api/external/v2/clients/${s.client.id}/invoices`, {
-    email: ws.ownerEmail,
-    number: `F-${rs[0]!.id.slice(0, 8)}`,
-    total: 100,
-    invoice_services: [{ notes: 'Work', unit_amount: 100 }],
-    send_email: true,
-    invoice_details: { attach_pdf_invoice: 'false', send_me_a_copy: opts.copy ? 'true' : 'false', recipient_ids: rs.map((r) => r.id) },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.invoice.id as string, clientId: s.client.id, recipients: rs };
-}
 
 const invoiceRow = (id: string) => ctx.env.alpha.handle.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
 const deliver = () => deliverOutbox(ctx.env.alpha.handle, ctx.env.services);
@@ -38,7 +20,7 @@ describe('an invoice resent while its first message is refused', () => {
   async function wrongAddressThenBob() {
     const ws = ctx.env.alpha;
     ctx.smtp.answer = async (mail) => (toAddress(mail) === 'ann@wrong.test' ? refusal(550, '5.1.1 no such user') : null);
-    const inv = await sendInvoice(ws, [{ name: 'Ann', email: 'ann@wrong.test' }]);
+    const inv = await emailedInvoice(ws, [{ name: 'Ann', email: 'ann@wrong.test' }]);
     expect(await deliver()).toMatchObject({ sent: 0, retried: 1 });
     const bob = makeRecipient(ws.handle.db, inv.clientId, { name: 'Bob', email: 'bob@client.test' });
     const resent = await ws.caller.invoices.resend({ email: ws.ownerEmail, invoice_id: inv.id, invoice_details: { recipient_ids: [bob.id] } });
@@ -93,7 +75,7 @@ describe('a slow answer to the end of DATA', () => {
       await held;
       return null;
     };
-    const inv = await sendInvoice(ws, [{ name: 'Cy', email: 'cy@client.test' }]);
+    const inv = await emailedInvoice(ws, [{ name: 'Cy', email: 'cy@client.test' }]);
     // A reply wait of 300 ms stands in for the 60 s the worker used to give the server.
     const impatient = createMailTransport(ctx.env.services.config, ws.subdomain, { ...SMTP_TIMEOUTS, replyMs: 300 });
     try {
@@ -135,7 +117,7 @@ describe('a message whose worker never reports back', () => {
     // The server holds every answer to the end of DATA: each worker hangs there, as one that died would.
     const releases: (() => void)[] = [];
     ctx.smtp.answer = () => new Promise((resolve) => releases.push(() => resolve(refusal(421, 'released'))));
-    const inv = await sendInvoice(ws, [{ name: 'Eve', email: 'eve@client.test' }]);
+    const inv = await emailedInvoice(ws, [{ name: 'Eve', email: 'eve@client.test' }]);
     const passes: Promise<unknown>[] = [];
     try {
       for (let i = 1; i <= MAX_ATTEMPTS; i++) {
@@ -163,7 +145,7 @@ describe('a message whose worker never reports back', () => {
 describe("the sender's copy", () => {
   it('is cancelled when every client message of its sending was cancelled; the invoice is a draft again', async () => {
     const ws = ctx.env.alpha;
-    const inv = await sendInvoice(ws, [{ name: 'Flo', email: 'flo@client.test' }], { copy: true });
+    const inv = await emailedInvoice(ws, [{ name: 'Flo', email: 'flo@client.test' }], { copy: true });
     await ws.caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[0]!.id });
     expect(await deliver()).toMatchObject({ sent: 0, cancelled: 2 });
     expect(ctx.smtp.received).toEqual([]);
@@ -177,7 +159,7 @@ describe("the sender's copy", () => {
 
   it('still goes out when a client message of its sending was delivered', async () => {
     const ws = ctx.env.alpha;
-    const inv = await sendInvoice(ws, [{ name: 'Gus', email: 'gus@client.test' }, { name: 'Hal', email: 'hal@client.test' }], { copy: true });
+    const inv = await emailedInvoice(ws, [{ name: 'Gus', email: 'gus@client.test' }, { name: 'Hal', email: 'hal@client.test' }], { copy: true });
     await ws.caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[0]!.id });
     expect(await deliver()).toMatchObject({ sent: 2, cancelled: 1 });
     expect(ctx.smtp.received.map((r) => r.rcptTo[0]).sort()).toEqual(['hal@client.test', ws.ownerEmail].sort());

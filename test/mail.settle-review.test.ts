@@ -1,11 +1,10 @@
 import { and, eq, like } from 'drizzle-orm';
-import type { ParsedMail } from 'mailparser';
 import { describe, expect, it, vi } from 'vitest';
 import { events, invoices } from '../src/db/schema/index.ts';
 import { deliverOutbox, LEASE_MS, MAX_ATTEMPTS } from '../src/mail/worker.ts';
-import { testClock, type TestWorkspace } from './helpers/env.ts';
-import { makeProjectSetup, makeRecipient } from './helpers/factories.ts';
-import { useSmtpEnv } from './helpers/smtp.ts';
+import { testClock } from './helpers/env.ts';
+import { makeRecipient } from './helpers/factories.ts';
+import { emailedInvoice, refusal, toAddress, useSmtpEnv } from './helpers/smtp.ts';
 
 /**
  * Review finding 1: an invoice whose message failed for good (one recipient's address refused, the
@@ -14,28 +13,11 @@ import { useSmtpEnv } from './helpers/smtp.ts';
  * is marked sent. Through the real outbox worker against a real SMTP server.
  */
 
-const refusal = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
-const toAddress = (mail: ParsedMail) => (mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined);
 
 const clock = testClock();
 const ctx = useSmtpEnv({ clock });
 
 let seq = 0;
-/** An invoice e-mailed at creation (endpoint 1) to new recipients of a new client, without a PDF. */
-async function sendInvoice(ws: TestWorkspace, people: { name: string; email: string }[], opts: { copy?: boolean } = {}) {
-  const s = makeProjectSetup(ws.handle.db);
-  const rs = people.map((p) => makeRecipient(ws.handle.db, s.client.id, p));
-  const res = await ws.api.post(`/api/external/v2/clients/${s.client.id}/invoices`, {
-    email: ws.ownerEmail,
-    number: `ST-${++seq}`,
-    total: 100,
-    invoice_services: [{ notes: 'Work', unit_amount: 100 }],
-    send_email: true,
-    invoice_details: { attach_pdf_invoice: 'false', send_me_a_copy: opts.copy ? 'true' : 'false', recipient_ids: rs.map((r) => r.id) },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return { id: res.body.invoice.id as string, clientId: s.client.id, recipients: rs };
-}
 
 const ws = () => ctx.env.alpha;
 const invoiceRow = (id: string) => ws().handle.db.select().from(invoices).where(eq(invoices.id, id)).get()!;
@@ -59,7 +41,7 @@ const errorCode = (p: Promise<unknown>) => p.then(() => 'ok', (e: { cause?: { co
 describe('an invoice delivered to the client while another of its messages fails for good', () => {
   it("is sent once the refused recipient's message gives up: the client has it (and the failure stays listed)", async () => {
     ctx.smtp.answer = async (mail) => (toAddress(mail) === 'ann@wrong.test' ? refusal(550, '5.1.1 no such user') : null);
-    const inv = await sendInvoice(ws(), [{ name: 'Ann', email: 'ann@wrong.test' }, { name: 'Bob', email: 'bob@client.test' }]);
+    const inv = await emailedInvoice(ws(), [{ name: 'Ann', email: 'ann@wrong.test' }, { name: 'Bob', email: 'bob@client.test' }]);
     expect(await deliver()).toMatchObject({ sent: 1, retried: 1 });
     // Ann's message is still being retried: the invoice waits for it.
     expect(invoiceRow(inv.id)).toMatchObject({ status: 'sending', sentAt: null });
@@ -78,7 +60,7 @@ describe('an invoice delivered to the client while another of its messages fails
 
   it("is sent when only the agency's own copy bounces, without waiting for the copy", async () => {
     ctx.smtp.answer = async (mail) => (toAddress(mail) === ws().ownerEmail ? refusal(552, '5.2.2 mailbox full') : null);
-    const inv = await sendInvoice(ws(), [{ name: 'Bob', email: 'bob2@client.test' }], { copy: true });
+    const inv = await emailedInvoice(ws(), [{ name: 'Bob', email: 'bob2@client.test' }], { copy: true });
     expect(await deliver()).toMatchObject({ sent: 1, retried: 1 });
     expect(invoiceRow(inv.id).status).toBe('sent');
     await drain();
@@ -94,7 +76,7 @@ describe('an invoice delivered to the client while another of its messages fails
     // Eve's server holds every answer to the end of DATA: each worker hangs there, as one that died would.
     const releases: (() => void)[] = [];
     ctx.smtp.answer = (mail) => (toAddress(mail) === 'eve@client.test' ? new Promise((resolve) => releases.push(() => resolve(refusal(421, 'released')))) : Promise.resolve(null));
-    const inv = await sendInvoice(ws(), [{ name: 'Eve', email: 'eve@client.test' }, { name: 'Bob', email: 'bob3@client.test' }]);
+    const inv = await emailedInvoice(ws(), [{ name: 'Eve', email: 'eve@client.test' }, { name: 'Bob', email: 'bob3@client.test' }]);
     const passes: Promise<unknown>[] = [];
     try {
       passes.push(deliver());
@@ -127,7 +109,7 @@ describe('an invoice delivered to the client while another of its messages fails
 describe('an invoice whose only client message failed for good', () => {
   async function refusedForGood() {
     ctx.smtp.answer = async (mail) => (toAddress(mail)?.endsWith('@wrong.test') ? refusal(550, '5.1.1 no such user') : null);
-    const inv = await sendInvoice(ws(), [{ name: 'Ann', email: `ann${++seq}@wrong.test` }]);
+    const inv = await emailedInvoice(ws(), [{ name: 'Ann', email: `ann${++seq}@wrong.test` }]);
     expect(await deliver()).toMatchObject({ retried: 1 });
     // While it is still retried, marking it sent waits for the mail.
     expect(await errorCode(ws().caller.invoices.markSent({ email: ws().ownerEmail, invoice_id: inv.id }))).toBe('invoice_not_draft');
@@ -167,7 +149,7 @@ describe('an invoice whose only client message failed for good', () => {
 
   it('with the other recipient deleted before delivery stays sending, not a draft: one address was refused', async () => {
     ctx.smtp.answer = async (mail) => (toAddress(mail)?.endsWith('@wrong.test') ? refusal(550, '5.1.1 no such user') : null);
-    const inv = await sendInvoice(ws(), [{ name: 'Ann', email: `ann${++seq}@wrong.test` }, { name: 'Cy', email: `cy${++seq}@client.test` }]);
+    const inv = await emailedInvoice(ws(), [{ name: 'Ann', email: `ann${++seq}@wrong.test` }, { name: 'Cy', email: `cy${++seq}@client.test` }]);
     await ws().caller.recipients.delete({ client_id: inv.clientId, recipient_id: inv.recipients[1]!.id });
     await drain();
     expect(invoiceRow(inv.id).status).toBe('sending');

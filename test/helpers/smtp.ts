@@ -2,8 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Clock } from '../../src/clock.ts';
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import { startTestEnv, type TestEnv } from './env.ts';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { startTestEnv, type TestEnv, type TestWorkspace } from './env.ts';
+import { makeProjectSetup, makeRecipient } from './factories.ts';
 
 export interface Received {
   rcptTo: string[];
@@ -90,4 +91,26 @@ export function useSmtpEnv(opts: { clock?: Clock; mailFrom?: string } = {}): { r
       return smtp!;
     },
   };
+}
+
+/** An SMTP refusal as nodemailer reports it: the server's code and text. */
+export const refusal = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
+
+/** The one address a received message was sent to. */
+export const toAddress = (mail: ParsedMail) => (mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined);
+
+/** An invoice e-mailed at creation (endpoint 1) to new recipients of a new client, without a PDF. */
+export async function emailedInvoice(ws: TestWorkspace, people: { name: string; email: string }[], opts: { copy?: boolean } = {}) {
+  const s = makeProjectSetup(ws.handle.db);
+  const rs = people.map((p) => makeRecipient(ws.handle.db, s.client.id, p));
+  const res = await ws.api.post(`/api/external/v2/clients/${s.client.id}/invoices`, {
+    email: ws.ownerEmail,
+    number: `M-${rs[0]!.id.slice(0, 8)}`,
+    total: 100,
+    invoice_services: [{ notes: 'Work', unit_amount: 100 }],
+    send_email: true,
+    invoice_details: { attach_pdf_invoice: 'false', send_me_a_copy: opts.copy ? 'true' : 'false', recipient_ids: rs.map((r) => r.id) },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.invoice.id as string, clientId: s.client.id, recipients: rs };
 }
