@@ -72,14 +72,14 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-/** The token of an invoice to a Hebrew-named client, with Hebrew notes and a Hebrew line. */
+/** The token of an invoice to a Hebrew-named client, with notes of a Hebrew and an English paragraph and a Hebrew line. */
 async function hebrewInvoice(): Promise<string> {
   const client = makeClient(ws.handle.db, { name: 'סטודיו תל אביב בע״מ', currency: 'EUR' });
   const created = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
     email: ws.ownerEmail,
     number: 'WEB-RTL-1',
     total: 100,
-    notes: 'תודה רבה!',
+    notes: 'תודה רבה!\nSee you next month.',
     invoice_services: [{ notes: 'עיצוב אתר (שלב א)', unit_amount: 100 }],
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -117,7 +117,7 @@ describe('the public invoice page', () => {
   it('isolates what a person typed, so Hebrew or Arabic keeps its own direction', async () => {
     const { text } = await get(`/invoices/${hebrew}`);
     expect(text).toContain('<strong dir="auto">סטודיו תל אביב בע״מ</strong>');
-    expect(text).toContain('<p dir="auto" style="white-space:pre-line">תודה רבה!</p>');
+    expect(text).toContain('<p dir="auto" class="written">תודה רבה!\nSee you next month.</p>');
     expect(text).toContain('<td data-label="Description" class="text"><bdi>עיצוב אתר (שלב א)</bdi></td>');
     // The seller's own text too.
     expect(text).toContain('<strong dir="auto">Nordlicht Digital GmbH</strong>');
@@ -178,4 +178,37 @@ describe.skipIf(!hasChromium)('in Chromium', () => {
       await page.close();
     }
   }, 60_000);
+
+  it('sets each paragraph of the notes in its own direction: the Hebrew one on the right, the English one on the left', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(`http://alpha.localhost:${port()}/invoices/${hebrew}`);
+      const rects = await page.locator('p.written').evaluate((p) => {
+        const text = p.firstChild!;
+        const body = text.textContent!;
+        const rectOf = (from: number, to: number) => {
+          const range = document.createRange();
+          range.setStart(text, from);
+          range.setEnd(text, to);
+          return range.getBoundingClientRect();
+        };
+        const english = body.indexOf('See');
+        const box = p.getBoundingClientRect();
+        return {
+          box: { left: box.left, right: box.right },
+          hebrew: rectOf(0, body.indexOf('\n')).right,
+          english: rectOf(english, body.length).left,
+          // The full stop of the English paragraph, drawn after its last word (in a right-to-left
+          // paragraph it would stand at the left end, before "See").
+          stop: rectOf(body.length - 1, body.length).left,
+          lastWord: rectOf(body.indexOf('month'), body.indexOf('month') + 5).right,
+        };
+      });
+      expect(rects.hebrew).toBeCloseTo(rects.box.right, 0);
+      expect(rects.english).toBeCloseTo(rects.box.left, 0);
+      expect(rects.stop).toBeGreaterThanOrEqual(rects.lastWord - 0.5);
+    } finally {
+      await page.close();
+    }
+  });
 });

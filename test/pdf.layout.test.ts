@@ -192,20 +192,22 @@ describe('right-to-left text', () => {
     expect(pdf.missingGlyphs).toBe(0);
   });
 
-  it('a Hebrew paragraph wrapped over lines is drawn right to left on each, also a line that starts with a Latin word', async () => {
+  it('a Hebrew paragraph wrapped over lines is drawn right to left on each, also a line that starts with a Latin word, and set on the right', async () => {
     const ws = env.workspace('layouthe2');
     const client = makeClient(ws.handle.db, { name: 'Client', currency: 'ILS' });
     // Three words a round, so whatever the width, some lines start with the Latin one.
     const words = Array.from({ length: 60 }, (_, i) => ['שלום', 'Website', 'תודה'][i % 3]!);
-    const inv = await createInvoice(ws, client.id, { notes: words.join(' '), invoice_services: [{ notes: 'Design', quantity: 1, unit_amount: 100 }] });
+    const inv = await createInvoice(ws, client.id, { notes: `${words.join(' ')}\nThanks again.`, invoice_services: [{ notes: 'Design', quantity: 1, unit_amount: 100 }] });
     // What pdfkit is asked to draw, and where: pdf.js reorders right-to-left text it reads back by
     // its own rules, so the order on the page is taken from the drawing itself.
-    const drawn: { text: string; x: number; y: number }[] = [];
+    const drawn: { text: string; x: number; y: number; right: number }[] = [];
+    let margins = { left: 0, right: 0 };
     // pdfkit as the renderer loads it (src/lazy.ts: CommonJS, not the ES build an import would get).
     const PDFDocument = createRequire(import.meta.url)('pdfkit') as typeof import('pdfkit');
     const original = PDFDocument.prototype.text;
     const text = vi.spyOn(PDFDocument.prototype, 'text').mockImplementation(function (this: PDFKit.PDFDocument, ...args: Parameters<typeof original>) {
-      if (typeof args[1] === 'number') drawn.push({ text: String(args[0]), x: args[1], y: args[2] as number });
+      if (typeof args[1] === 'number') drawn.push({ text: String(args[0]), x: args[1], y: args[2] as number, right: args[1] + this.widthOfString(String(args[0])) });
+      margins = { left: this.page.margins.left, right: this.page.width - this.page.margins.right };
       return original.apply(this, args);
     });
     try {
@@ -221,6 +223,11 @@ describe('right-to-left text', () => {
     const lines = rows.map((y) => note.filter((d) => Math.round(d.y) === y).sort((a, b) => b.x - a.x).map((d) => d.text));
     expect(lines.some((line) => line[0] === 'Website')).toBe(true);
     expect(lines.flat()).toEqual(words);
+    // As a browser sets a paragraph of dir="auto": each of its lines ends at the right margin, also
+    // the last, short one; the Latin paragraph after it starts at the left margin.
+    expect(margins.right).toBeGreaterThan(margins.left);
+    for (const y of rows) expect(Math.max(...note.filter((d) => Math.round(d.y) === y).map((d) => d.right))).toBeCloseTo(margins.right, 0);
+    expect(drawn.find((d) => d.text === 'Thanks again.')?.x).toBeCloseTo(margins.left, 0);
   });
 });
 

@@ -11,6 +11,9 @@ export const ACCENT = '#1a4fa3';
 
 export type { FontName } from './typeset.ts';
 
+/** Where a line sits in its `width`; `start`: left, or right for a right-to-left paragraph. */
+type Align = 'left' | 'right' | 'center' | 'start';
+
 /**
  * Where the next thing goes on the current page, and a new page when it would not fit. Sections
  * draw at `cursor.y` and move it down; `ensure(height)` starts a new page first when the room left
@@ -65,12 +68,14 @@ export class PageCursor {
    * never given a width (its line wrapper would break "-BHD 199.998" after the "-" when the text is
    * as wide as the width, give or take a rounding). A `width` only places right-aligned and centred
    * text. With `baselineOf`, text shrunk below that size sits on the same baseline as its neighbours.
+   * `start` aligns a line where its paragraph starts reading (`direction`): a right-to-left one on
+   * the right of `width`, as a browser sets a paragraph of `dir="auto"` (the public page's).
    */
   line(
     text: string,
     x: number,
     y: number,
-    opts: { font?: FontName; size: number; baselineOf?: number; color?: string; width?: number; align?: 'left' | 'right' | 'center'; link?: string; direction?: Direction },
+    opts: { font?: FontName; size: number; baselineOf?: number; color?: string; width?: number; align?: Align; link?: string; direction?: Direction },
   ): void {
     const font = opts.font ?? 'body';
     this.pdf.fontSize(opts.size).fillColor(opts.color ?? 'black');
@@ -82,13 +87,14 @@ export class PageCursor {
     const runs = pieces
       ? pieces.flatMap((piece) => (piece.space ? [{ text: piece.text, font, space: true }] : this.type.runs(piece.text, font).map((run) => ({ ...run, space: false }))))
       : inFonts.map((run) => ({ ...run, space: false }));
-    const aligned = opts.width !== undefined && opts.align !== undefined && opts.align !== 'left';
+    const align = opts.align === 'start' ? (opts.direction === 'rtl' ? 'right' : 'left') : (opts.align ?? 'left');
+    const aligned = opts.width !== undefined && align !== 'left';
     // Most lines are one run set from the left: nothing to measure.
     const widths = runs.length > 1 || aligned ? runs.map((run) => this.pdf.font(run.font).widthOfString(run.text)) : [];
     let left = x;
     if (aligned) {
       const free = opts.width! - widths.reduce((sum, w) => sum + w, 0);
-      left += opts.align === 'right' ? free : free / 2;
+      left += align === 'right' ? free : free / 2;
     }
     runs.forEach((run, i) => {
       if (!run.space) {
@@ -100,7 +106,7 @@ export class PageCursor {
   }
 
   /** Fitted lines one under the other from `y`, each in its paragraph's direction; returns the y below the last. */
-  lines(fitted: Pick<Fitted, 'lines' | 'directions'>, x: number, y: number, opts: { font?: FontName; size: number; color?: string; width?: number; align?: 'left' | 'right' }): number {
+  lines(fitted: Pick<Fitted, 'lines' | 'directions'>, x: number, y: number, opts: { font?: FontName; size: number; color?: string; width?: number; align?: Exclude<Align, 'center'> }): number {
     const step = lineHeight(opts.size);
     fitted.lines.forEach((text, i) => this.line(text, x, y + i * step, { ...opts, direction: fitted.directions[i] }));
     return y + fitted.lines.length * step;

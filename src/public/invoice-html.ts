@@ -153,8 +153,8 @@ function detailsHtml(doc: InvoiceDocument, f: Formats): string {
   if (invoice.includeHoursByPerson && time.length) parts.push(summary('Hours by person', (l) => l.personName));
   if (invoice.includeHoursByTask && time.length) parts.push(summary('Hours by task', (l) => (l.projectName ? `${l.projectName} · ${l.taskName ?? ''}` : l.taskName)));
   if (invoice.includeTimeEntries && time.length) parts.push(timeEntriesHtml(time, f));
-  if (invoice.notes) parts.push(`<h2>Notes</h2><p dir="auto" style="white-space:pre-line">${e(invoice.notes)}</p>`);
-  if (doc.seller.paymentInstructions && doc.balanceMinor > 0) parts.push(`<h2>How to pay</h2><p dir="auto" style="white-space:pre-line">${e(doc.seller.paymentInstructions)}</p>`);
+  if (invoice.notes) parts.push(`<h2>Notes</h2><p dir="auto" class="written">${e(invoice.notes)}</p>`);
+  if (doc.seller.paymentInstructions && doc.balanceMinor > 0) parts.push(`<h2>How to pay</h2><p dir="auto" class="written">${e(doc.seller.paymentInstructions)}</p>`);
   return parts.join('');
 }
 

@@ -2,6 +2,12 @@
  * The public invoice page's style: one column that fits a 390 px phone without sideways
  * scrolling (tables become stacked rows there, long words wrap anywhere), a wider sheet on a
  * desktop. Inline in the page: the CSP allows no other source.
+ *
+ * Text a person wrote (notes, payment instructions, addresses, the footer) is `unicode-bidi:
+ * plaintext`: each of its lines takes the direction of its own first letter, as in the PDF, so a
+ * Hebrew paragraph followed by an English one keeps the English full stop at the end. Notes and
+ * instructions are set where each paragraph starts reading (right for Hebrew); an address stays
+ * a block, left for the client and right for the seller, as on the PDF.
  */
 export const PAGE_CSS = `
 *{box-sizing:border-box}
@@ -16,7 +22,9 @@ header.seller{display:flex;justify-content:space-between;gap:16px;flex-wrap:wrap
 header.seller img{max-width:200px;max-height:72px;height:auto}
 .seller .who{text-align:right;color:#57606a;font-size:.9em;margin-left:auto}
 .seller .who strong{color:#1f2328;font-size:1.1em;display:block}
-address{font-style:normal;white-space:pre-line}
+address{font-style:normal;white-space:pre-line;unicode-bidi:plaintext;text-align:left}
+.seller address{text-align:inherit}
+.written{white-space:pre-line;unicode-bidi:plaintext}
 h1{font-size:1.6em;margin:24px 0 4px;display:flex;flex-wrap:wrap;gap:8px 12px;align-items:center}
 h2{font-size:1.05em;margin:28px 0 8px}
 .badge{display:inline-block;font-size:.55em;font-weight:700;letter-spacing:.04em;padding:3px 10px;border-radius:999px;text-transform:uppercase;background:#e5e7eb;color:#374151}
@@ -41,7 +49,7 @@ th{color:#57606a;font-size:.85em;font-weight:600}
 .totals{margin:12px 0 0 auto;width:auto;min-width:min(100%,340px)}
 .totals td{border:0;padding:3px 6px}.totals .strong td{font-weight:700;font-size:1.08em;border-top:1px solid #d1d5db}
 .muted{color:#57606a}
-footer{color:#6b7280;font-size:.85em;text-align:center;margin-top:24px;white-space:pre-line}
+footer{color:#6b7280;font-size:.85em;text-align:center;margin-top:24px;white-space:pre-line;unicode-bidi:plaintext}
 @media (max-width:640px){
   main{padding:12px 10px 32px}.sheet{padding:18px 14px}
   .grid{grid-template-columns:1fr}.grid .due{order:-1}

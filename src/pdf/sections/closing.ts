@@ -11,7 +11,7 @@ const LINK_GAP = 4;
 
 /**
  * A heading and a block of text a person wrote (line breaks kept), starting a new page when needed;
- * a short block is never split over two pages. With `link` (the "View … online" line), the
+ * a short block is never split over two pages. A right-to-left paragraph of it is set on the right. With `link` (the "View … online" line), the
  * link belongs to the block: it follows its last line on the same page.
  */
 function block(c: PageCursor, title: string, text: string, opts: { color?: string; link?: { text: string; url: string } } = {}): void {
@@ -26,7 +26,7 @@ function block(c: PageCursor, title: string, text: string, opts: { color?: strin
   fitted.lines.forEach((line, i) => {
     // The last line moves to a new page with the link rather than leave it alone there.
     c.ensure(step + (i === fitted.lines.length - 1 ? linkHeight : 0));
-    c.line(line, c.left, c.y, { size: fitted.size, color: opts.color ?? 'black', direction: fitted.directions[i] });
+    c.line(line, c.left, c.y, { size: fitted.size, color: opts.color ?? 'black', width: c.width, align: 'start', direction: fitted.directions[i] });
     c.y += step;
   });
   if (opts.link) {

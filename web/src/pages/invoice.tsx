@@ -316,7 +316,7 @@ export function InvoicePage() {
           lines={inv.lines.map((l, i) => ({ key: l.id, description: describeDetail(v.line_details[i]), hours: l.hours, quantity: l.quantity, rate: chargedPrice(l), amount: l.amount }))}
           totals={{ currency: inv.currency, subtotal: inv.subtotal, taxes: inv.taxes.filter((t) => t.selected), total: inv.total }}
         />
-        {inv.notes && <p className="notes">{inv.notes}</p>}
+        {inv.notes && <p className="notes" dir="auto">{inv.notes}</p>}
       </section>
       <section className="panel" aria-labelledby="mail-title">
         <h2 id="mail-title" tabIndex={-1}>
