@@ -241,8 +241,12 @@ describe('mail that looks sent by the agency', () => {
     await sendDefault(env.alpha, { message: 'Here is the November invoice.' });
     await sendDefault(env.alpha, { message: 'please find the December invoice.' });
     await sendDefault(env.alpha, { message: 'eBay shop work, as agreed.' });
+    await sendDefault(env.alpha, { message: 'מצורפת החשבונית לחודש נובמבר.' });
     await runJobOnce(outboxJob, env.services);
     const texts = smtp.received.filter((r) => r.rcptTo[0] === 'ann@client.test').map((r) => r.mail.text ?? '');
+    // In HTML each paragraph takes its own direction: the Hebrew message right to left below the English greeting.
+    const hebrew = smtp.received.find((r) => r.rcptTo[0] === 'ann@client.test' && r.mail.text?.includes('מצורפת'))!.mail;
+    expect(String(hebrew.html)).toContain('<p dir="auto" style="margin:0 0 16px">Hello Ann &lt;Client&gt; &amp; Co,</p><p dir="auto" style="margin:0 0 16px">מצורפת החשבונית לחודש נובמבר.</p>');
     expect(texts.some((t) => t.startsWith('Dear Ann,\n\nhere is the November invoice.'))).toBe(true);
     expect(texts.some((t) => t.startsWith('Hello Ann <Client> & Co,\n\nHere is the November invoice.'))).toBe(true);
     // Below the greeting the message starts a sentence: a lower-case first word gets its capital; "eBay" stays as written.

@@ -20,10 +20,11 @@ export interface RenderedMail {
   html: string;
 }
 
+/** Paragraphs at blank lines; each takes the direction of its first letter (a Hebrew message is set right to left). */
 const paragraphHtml = (text: string) =>
   text
     .split(/\n{2,}/)
-    .map((p) => `<p style="margin:0 0 16px">${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
+    .map((p) => `<p dir="auto" style="margin:0 0 16px">${escapeHtml(p).replace(/\n/g, '<br>')}</p>`)
     .join('');
 
 function blockHtml(block: Block): string {
