@@ -58,7 +58,7 @@ async function seed(apiKey: string) {
     if (!draft) await caller.invoices.markSent({ email: OWNER, invoice_id: invoice.id });
     made.push({ id: invoice.id, number, draft });
   }
-  const { invoice } = await caller.invoices.create({ email: OWNER, client_id: client.id, number: 'HL-CARD', total: 2000, invoice_services: [{ notes: 'Retainer', unit_amount: 2000 }] });
+  const { invoice } = await caller.invoices.create({ email: OWNER, client_id: client.id, number: 'HL-CARD', total: 2000, notes: 'תודה על העבודה!\nThanks for the work.', invoice_services: [{ notes: 'Retainer', unit_amount: 2000 }] });
   await caller.invoices.markSent({ email: OWNER, invoice_id: invoice.id });
   cardInvoice = invoice.id;
   db.insert(processorEvents)
@@ -152,6 +152,21 @@ describe.skipIf(!hasChromium)('the invoice list, draft editor and payment dialog
     // The processor reported 12345 minor units: shown as the amount it is.
     await owner.getByText(euros(123.45), { exact: false }).waitFor();
     expect(await owner.locator('.form-error[role="note"]').textContent()).not.toContain('12345');
+    // Each paragraph of the notes in its own direction: the Hebrew one ends on the right, the English one starts on the left.
+    const notes = await owner.locator('p.notes').evaluate((p) => {
+      const text = p.firstChild!;
+      const body = text.textContent!;
+      const rectOf = (from: number, to: number) => {
+        const range = document.createRange();
+        range.setStart(text, from);
+        range.setEnd(text, to);
+        return range.getBoundingClientRect();
+      };
+      const box = p.getBoundingClientRect();
+      return { left: box.left, right: box.right, hebrew: rectOf(0, body.indexOf('\n')).right, english: rectOf(body.indexOf('Thanks'), body.length).left };
+    });
+    expect(notes.hebrew).toBeCloseTo(notes.right, 0);
+    expect(notes.english).toBeCloseTo(notes.left, 0);
 
     await owner.getByRole('button', { name: 'Record a payment' }).click();
     const dialog = owner.getByRole('dialog', { name: 'Record a payment on HL-CARD' });
