@@ -4,7 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { events, payments, processorEvents } from '../src/db/schema/index.ts';
 import { CARD_SECRET_KEY, CARD_WEBHOOK_SECRET, sentCardInvoice, useCardEnv } from './helpers/card.ts';
 import { testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
+import { makeClient, makeRecipient } from './helpers/factories.ts';
 import { send } from './helpers/http.ts';
+import { outboxJob } from '../src/jobs/outbox.ts';
+import { runJobOnce } from '../src/jobs/runner.ts';
 
 /**
  * A card payment refunded with the processor (Stripe's `charge.refunded`, signed like every
@@ -217,6 +220,35 @@ describe('charge.refunded', () => {
     const again = await deliver(refunded({ eventId: 'evt_early_3', intent: 'pi_cs_early', amount: 25000, refunded: 25000 }));
     expect(again.body).toMatchObject({ outcome: 'ignored' });
     expect(paymentsOf(inv.id)).toHaveLength(2);
+  });
+
+  it('an invoice paid by card while its e-mail was out, the e-mail then cancelled, is sent once refunded, never a draft holding money', async () => {
+    const client = makeClient(ws.handle.db, { currency: 'EUR' });
+    const ann = makeRecipient(ws.handle.db, client.id);
+    const created = await ws.api.post(`/api/external/v2/clients/${client.id}/invoices`, {
+      email: ws.ownerEmail,
+      number: 'REF-MAILED',
+      total: 100,
+      invoice_services: [{ notes: 'Design sprint', unit_amount: 100 }],
+      send_email: true,
+      invoice_details: { recipient_ids: [ann.id] },
+    });
+    expect(created.body.invoice.status).toBe('sending');
+    const id = created.body.invoice.id as string;
+    expect((await deliver(completed({ eventId: 'evt_pay_mailed', sessionId: 'cs_mailed', invoiceId: id, amount: 10000 }))).body).toMatchObject({ outcome: 'recorded' });
+    // The only recipient is deleted before the mail goes out: the worker cancels it; the invoice stays paid.
+    await ws.caller.recipients.delete({ client_id: client.id, recipient_id: ann.id });
+    await runJobOnce(outboxJob, env.services);
+    expect(await invoiceOf(id)).toMatchObject({ status: 'paid' });
+
+    expect((await deliver(refunded({ eventId: 'evt_refund_mailed', intent: 'pi_cs_mailed', amount: 10000, refunded: 10000 }))).body).toMatchObject({ outcome: 'recorded' });
+    // Before, a draft again, with the payment and its refund on it: deleting it failed on their foreign key (500).
+    expect(await invoiceOf(id)).toMatchObject({ status: 'sent', amount_paid: 0, balance_due: 100 });
+    const refused = await ws.caller.invoices.delete({ email: ws.ownerEmail, invoice_id: id }).catch((e: { cause: { code: string } }) => e.cause.code);
+    expect(refused).toBe('invoice_not_draft');
+    expect(paymentsOf(id).map((p) => p.amountMinor)).toEqual([10000, -10000]);
+    // What one does with such an invoice: void it.
+    expect((await ws.caller.invoices.void({ email: ws.ownerEmail, invoice_id: id })).invoice.status).toBe('void');
   });
 
   it('a refund that does not fit the payment (more than it, another currency) is kept as unapplied, nothing recorded', async () => {

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/index.ts';
-import { invoices, outbox } from '../../db/schema/index.ts';
+import { invoices, outbox, payments } from '../../db/schema/index.ts';
 import { recordEvent } from '../events.ts';
 import type { Scope } from '../scope.ts';
 import { summaryOf } from './summaries.ts';
@@ -43,7 +43,9 @@ export const clientMailPending = (tx: Db, invoiceId: string): boolean => clientM
  *   whatever happened to other recipients or to the copy: the client has it;
  * - none was, and one failed for good (an address refused): it stays `sending`, since the client
  *   never got it; a resend that is delivered settles it, or `invoices.markSent` (delivered otherwise);
- * - every client message was cancelled: `draft` again.
+ * - every client message was cancelled: `draft` again; unless money was ever taken on it (a card
+ *   payment through its page, refunded since): the client has it, and a draft must hold no money
+ *   (it could be deleted, its payments with it), so it is `sent`.
  */
 export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): void {
   const at = scope.now.toISOString();
@@ -51,9 +53,10 @@ export function settleInvoiceDelivery(scope: Scope, tx: Db, invoiceId: string): 
   if (messages.some((m) => m.status === 'pending')) return;
   const delivered = messages.some((m) => m.status === 'sent');
   if (!delivered && messages.some((m) => m.status === 'failed' && !isCancelled(m.lastError))) return;
+  const handedOver = delivered || tx.select({ id: payments.id }).from(payments).where(eq(payments.invoiceId, invoiceId)).limit(1).get() !== undefined;
   const [settled] = tx
     .update(invoices)
-    .set(delivered ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
+    .set(handedOver ? { status: 'sent', sentAt: at, updatedAt: at } : { status: 'draft', updatedAt: at })
     .where(and(eq(invoices.id, invoiceId), eq(invoices.status, 'sending')))
     .returning()
     .all();
