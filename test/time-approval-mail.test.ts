@@ -148,6 +148,8 @@ describe('weekly approval digest', () => {
     await runJob();
     const sent = mails('approval_digest').slice(before);
     expect(sent.map((m) => m.toAddress).sort()).toEqual(busy.pms.map((p) => p.email).sort());
+    // As of the day it goes out, Wednesday, not the Monday it was due (entries of Tuesday may be in it).
+    for (const m of sent) expect(m.text).toContain('await your approval as of Dec 2, 2026:');
     expect(ws.handle.db.select().from(approvalDigests).where(eq(approvalDigests.projectId, empty.project.id)).all()).toHaveLength(1);
   });
 

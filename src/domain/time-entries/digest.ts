@@ -90,8 +90,11 @@ function sendDigest(scope: Scope, project: { id: string; name: string; replyTo: 
       .map((r) => ({ ...r, userName: fullName(r) }));
     let n = 0;
     const locale = readIdentityIn(tx, scope.workspace.name).locale;
+    // The day it goes out, which is later than the week's scheduled day when it is sent late (a
+    // server started later in the week, a digest day moved to one already past).
+    const asOf = localDateTime(scope.now, scope.workspace.timeZone).date;
     for (const manager of st.managers.all({ projectId: project.id })) {
-      const mail = digestMail(project, manager, entries, total, sentFor, locale);
+      const mail = digestMail(project, manager, entries, total, asOf, locale);
       enqueueMail(scope, tx, { kind: 'approval_digest', to: { address: manager.email, name: fullName(manager) }, replyTo: project.replyTo, ...mail });
       n++;
     }
