@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
+import { workspace } from '../src/db/schema/index.ts';
 import type { AppServices } from '../src/services.ts';
 import { startBrowserSuite } from './helpers/app-server.ts';
 import { checkPage, hasChromium, NO_CHROMIUM, PHONE, SCREENSHOTS } from './helpers/browser.ts';
@@ -151,6 +152,14 @@ describe.skipIf(!hasChromium)('focus, the phone menu, business dates and message
     await expect.poll(() => issue.inputValue()).toBe(workspaceToday);
     await owner.getByLabel('Description 1').fill('Proofreading');
     await look(owner, 'invoice-new-workspace-today');
+  });
+
+  it("gives the workspace's start as the day in its own zone", async () => {
+    // 12:00 UTC on Jan 30 is 02:00 on Jan 31 in Kiritimati (UTC+14).
+    services.registry.get('polish')!.db.update(workspace).set({ createdAt: '2026-01-30T12:00:00.000Z' }).run();
+    await owner.goto(app('/settings'));
+    const since = owner.locator('.facts div', { has: owner.getByText('Since', { exact: true }) }).locator('dd');
+    await expect.poll(() => since.textContent()).toBe('Jan 31, 2026');
   });
 
   it('says a payment above the balance in money, and returns focus from the Send dialog', async () => {

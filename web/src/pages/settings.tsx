@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type Outputs } from '../api.ts';
-import { formatDate } from '../format.ts';
+import { formatDayOf } from '../format.ts';
 import { Loading, Page } from '../ui/page.tsx';
 import { ApiKeys } from './api-keys.tsx';
 import { SettingsNav } from './settings-nav.tsx';
@@ -26,7 +26,7 @@ function Facts({ details }: { details: Settings['details'] }) {
       </div>
       <div>
         <dt>Since</dt>
-        <dd>{formatDate(details.created_at.slice(0, 10))}</dd>
+        <dd>{formatDayOf(details.created_at, details.time_zone)}</dd>
       </div>
       <div>
         <dt>API</dt>
