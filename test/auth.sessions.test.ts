@@ -151,6 +151,29 @@ describe('invites', () => {
     }
   });
 
+  it("correcting a member's e-mail withdraws the links mailed to the old address", async () => {
+    const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
+    const invited = await owner.mutate('accounts.invite', { email: 'bob@wrong.test', first_name: 'Bob', last_name: 'Typo', organization_role: 'Admin' });
+    const link = mailedToken(env.alpha, 'bob@wrong.test');
+    const fixed = await owner.mutate('teamMembers.update', { team_member_id: invited.data.team_member.id, email: 'bob@right.test' });
+    expect(fixed.data.team_member.email).toBe('bob@right.test');
+    // Whoever reads bob@wrong.test cannot become Bob with it.
+    expect((await browser(env.alpha).query('auth.checkLink', { token: link })).error?.code).toBe('link_invalid');
+    expect((await browser(env.alpha).mutate('auth.setPassword', { token: link, password: PASSWORD })).error?.code).toBe('link_invalid');
+    // A new invitation goes to the right address and works.
+    await owner.mutate('accounts.sendLink', { team_member_id: invited.data.team_member.id });
+    expect((await browser(env.alpha).mutate('auth.setPassword', { token: mailedToken(env.alpha, 'bob@right.test'), password: PASSWORD })).status).toBe(200);
+    // The same for a reset link once a member with a password changes address; a change of case only keeps it.
+    const carol = makeMember(env.alpha.handle.db, { email: 'carol@old.test' });
+    await signedIn(env.alpha, carol.email);
+    await browser(env.alpha).mutate('auth.requestReset', { email: carol.email });
+    const reset = mailedToken(env.alpha, 'carol@old.test');
+    await owner.mutate('teamMembers.update', { team_member_id: carol.id, email: 'Carol@old.test' });
+    expect((await browser(env.alpha).query('auth.checkLink', { token: reset })).status).toBe(200);
+    await owner.mutate('teamMembers.update', { team_member_id: carol.id, email: 'carol@new.test' });
+    expect((await browser(env.alpha).query('auth.checkLink', { token: reset })).error?.code).toBe('link_invalid');
+  });
+
   it('a Member cannot invite', async () => {
     const m = makeMember(env.alpha.handle.db);
     const b = await signedIn(env.alpha, m.email);

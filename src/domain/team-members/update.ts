@@ -38,6 +38,10 @@ export function updateTeamMember(scope: Scope, input: z.output<typeof updateInpu
     if (current.active && !next.active) {
       endMemberSessions(tx, current.id);
       withdrawTokens(scope, tx, current.id);
+    } else if (next.email.toLowerCase() !== current.email.toLowerCase()) {
+      // A link mailed to the old address (an invite to a mistyped one, a reset) must not sign
+      // anyone in as the member once the address is no longer theirs.
+      withdrawTokens(scope, tx, current.id);
     }
     const teamMember = toTeamMemberRecord(next);
     recordEvent(scope, 'team_member.updated', { team_member: teamMember });
