@@ -220,6 +220,26 @@ describe('signing in', () => {
     clock.advance(15 * 60_000 + 1000);
   });
 
+  it("counts an IPv6 client's whole /64 as one address, and an IPv4-mapped address as its IPv4 one", async () => {
+    const proxied = await startTestEnv({ env: { TRUST_PROXY: '1' } });
+    try {
+      const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+      const guess = (i: number, address: string) => new BrowserSession(proxied.url, proxied.beta.host).mutate('auth.signIn', { email: `guess${i}@beta.test`, password: 'x' }, from(address));
+      // A fresh address of the same /64 for every guess: 30 failures all the same.
+      const tries = await Promise.all(Array.from({ length: 30 }, (_, i) => guess(i, `2001:db8:1:2::${(i + 1).toString(16)}`)));
+      expect(tries.every((r) => r.status === 401)).toBe(true);
+      expect((await guess(31, '2001:db8:1:2:ffff:ffff:ffff:ffff')).status).toBe(429);
+      // Another /64 is another client.
+      expect((await guess(32, '2001:db8:1:3::1')).status).toBe(401);
+
+      const mapped = await Promise.all(Array.from({ length: 30 }, (_, i) => guess(100 + i, i % 2 ? '::ffff:198.51.100.7' : '198.51.100.7')));
+      expect(mapped.every((r) => r.status === 401)).toBe(true);
+      expect((await guess(200, '198.51.100.7')).status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('refuses a deactivated member even with the right password', async () => {
     const m = makeMember(env.alpha.handle.db);
     await signedIn(env.alpha, m.email);

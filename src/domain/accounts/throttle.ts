@@ -1,4 +1,5 @@
 import { asc, and, eq, gt, lt } from 'drizzle-orm';
+import ipaddr from 'ipaddr.js';
 import type { Db } from '../../db/index.ts';
 import { signInFailures } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
@@ -12,6 +13,22 @@ import type { Scope } from '../scope.ts';
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
 export const MAX_FAILURES_PER_ACCOUNT = 5;
 export const MAX_FAILURES_PER_ADDRESS = 30;
+
+/** Bits of an IPv6 address that name one client: a /64 is the smallest prefix a network hands out. */
+const IPV6_CLIENT_PREFIX = 64;
+
+/**
+ * The client an address stands for, as the per-address limit counts it: an IPv4 address as it is
+ * (also when written IPv4-mapped, `::ffff:192.0.2.1`), an IPv6 address as its /64, since one client
+ * holds a whole /64 and could otherwise take a fresh address for every 30 guesses.
+ */
+export function addressBucket(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const prefix = ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/${IPV6_CLIENT_PREFIX}`);
+  return `${prefix.toString()}/${IPV6_CLIENT_PREFIX}`;
+}
 
 const windowStart = (now: Date) => new Date(now.getTime() - THROTTLE_WINDOW_MS).toISOString();
 
@@ -83,8 +100,9 @@ export interface SignInAttempt {
  * guess while this one is neither in flight nor counted.
  */
 export function beginSignInAttempt(scope: Pick<Scope, 'db' | 'now' | 'workspace'>, email: string, address: string): SignInAttempt {
-  assertSignInAllowed(scope, email, address);
-  const keys = [emailKey(scope, email), addressKey(scope, address)];
+  const bucket = addressBucket(address);
+  assertSignInAllowed(scope, email, bucket);
+  const keys = [emailKey(scope, email), addressKey(scope, bucket)];
   for (const key of keys) adjustInFlight(key, 1);
   let released = false;
   return {
@@ -99,7 +117,7 @@ export function beginSignInAttempt(scope: Pick<Scope, 'db' | 'now' | 'workspace'
 /** Counts a failure, and forgets failures older than the window. */
 export function recordSignInFailure(scope: Pick<Scope, 'now'>, tx: Db, email: string, address: string): void {
   tx.delete(signInFailures).where(lt(signInFailures.at, windowStart(scope.now))).run();
-  tx.insert(signInFailures).values({ email: email.toLowerCase(), address, at: scope.now.toISOString() }).run();
+  tx.insert(signInFailures).values({ email: email.toLowerCase(), address: addressBucket(address), at: scope.now.toISOString() }).run();
 }
 
 /** A successful sign-in clears its account's count (the address keeps its own). */
