@@ -105,17 +105,21 @@ describe('request logs', () => {
         headers: { ...accept, 'x-request-id': 'req-1' },
         body: { first_name: 'Sensitive Body Value' },
       });
+      // A public invoice's token is its reader's key: not logged either.
+      await send(server.url, 'GET', '/invoices/SecretPublicToken123/pdf', { host: 'logs.localhost' });
     } finally {
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
     const requestLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
-    expect(requestLines).toHaveLength(1);
+    expect(requestLines).toHaveLength(2);
     expect(requestLines[0]).toMatchObject({ method: 'PATCH', path: '/api/external/v1/team_members/nope', status: 404, workspace: 'logs', request_id: 'req-1' });
+    expect(requestLines[1]).toMatchObject({ method: 'GET', path: '/invoices/:token/pdf', status: 404, workspace: 'logs' });
     expect(typeof requestLines[0].ms).toBe('number');
     const all = lines.join('\n');
     expect(all).not.toContain(apiKey);
     expect(all).not.toContain('Sensitive Body Value');
+    expect(all).not.toContain('SecretPublicToken123');
   });
 });
 
