@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
@@ -156,7 +157,9 @@ describe.skipIf(!hasChromium)('focus, the phone menu, business dates and message
 
   it("gives the workspace's start as the day in its own zone", async () => {
     // 12:00 UTC on Jan 30 is 02:00 on Jan 31 in Kiritimati (UTC+14).
-    services.registry.get('polish')!.db.update(workspace).set({ createdAt: '2026-01-30T12:00:00.000Z' }).run();
+    const db = services.registry.get('polish')!.db;
+    const { id } = db.select({ id: workspace.id }).from(workspace).get()!;
+    db.update(workspace).set({ createdAt: '2026-01-30T12:00:00.000Z' }).where(eq(workspace.id, id)).run();
     await owner.goto(app('/settings'));
     const since = owner.locator('.facts div', { has: owner.getByText('Since', { exact: true }) }).locator('dd');
     await expect.poll(() => since.textContent()).toBe('Jan 31, 2026');
