@@ -153,9 +153,9 @@ describe('invites', () => {
 
   it("correcting a member's e-mail withdraws the links mailed to the old address", async () => {
     const owner = await signedIn(env.alpha, env.alpha.ownerEmail);
-    const invited = await owner.mutate('accounts.invite', { email: 'bob@wrong.test', first_name: 'Bob', last_name: 'Typo', organization_role: 'Admin' });
+    const invited = await owner.mutate('accounts.invite', { email: 'bob@wrong.test', first_name: 'Bob', last_name: 'Typo', organization_role: 'Admin', current_password: PASSWORD });
     const link = mailedToken(env.alpha, 'bob@wrong.test');
-    const fixed = await owner.mutate('teamMembers.update', { team_member_id: invited.data.team_member.id, email: 'bob@right.test' });
+    const fixed = await owner.mutate('teamMembers.update', { team_member_id: invited.data.team_member.id, email: 'bob@right.test', current_password: PASSWORD });
     expect(fixed.data.team_member.email).toBe('bob@right.test');
     // Whoever reads bob@wrong.test cannot become Bob with it.
     expect((await browser(env.alpha).query('auth.checkLink', { token: link })).error?.code).toBe('link_invalid');
@@ -170,7 +170,7 @@ describe('invites', () => {
     const reset = mailedToken(env.alpha, 'carol@old.test');
     await owner.mutate('teamMembers.update', { team_member_id: carol.id, email: 'Carol@old.test' });
     expect((await browser(env.alpha).query('auth.checkLink', { token: reset })).status).toBe(200);
-    await owner.mutate('teamMembers.update', { team_member_id: carol.id, email: 'carol@new.test' });
+    await owner.mutate('teamMembers.update', { team_member_id: carol.id, email: 'carol@new.test', current_password: PASSWORD });
     expect((await browser(env.alpha).query('auth.checkLink', { token: reset })).error?.code).toBe('link_invalid');
   });
 

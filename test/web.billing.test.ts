@@ -12,7 +12,7 @@ import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
 import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
+import { checkPage, confirmWithPassword, hasChromium, launchChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeRecipient, makeTask, makeTimeEntry } from './helpers/factories.ts';
 import { readPdf } from './helpers/pdf.ts';
@@ -292,6 +292,8 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await card.locator('.field', { has: owner.getByLabel('Secret key') }).locator('.error').waitFor();
     await card.getByLabel('Secret key').fill('sk_test_51abcdefghijklmnopWXYZ');
     await card.getByRole('button', { name: 'Turn card payment on' }).click();
+    // Keys that decide where the money goes take the password as well as the session.
+    await confirmWithPassword(owner);
     await card.getByText('On, test mode').waitFor();
     await card.getByText('…WXYZ').waitFor();
     expect(await owner.content()).not.toContain('sk_test_51abcdefghijklmnopWXYZ');
@@ -315,6 +317,7 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await dialog.getByRole('checkbox', { name: 'payment.recorded' }).check();
     await look(owner, 'webhook-add');
     await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+    await confirmWithPassword(owner);
     const secret = (await owner.locator('code.secret').textContent()) ?? '';
     expect(secret).toMatch(/^whsec_/);
     await look(owner, 'webhooks-secret-shown');
@@ -340,6 +343,7 @@ describe.skipIf(!hasChromium)('the billing screens in Chromium', { timeout: 120_
     await section.getByText('sent again by hand', { exact: false }).waitFor();
 
     await section.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirmWithPassword(owner);
     const rotated = (await owner.locator('code.secret').textContent()) ?? '';
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);

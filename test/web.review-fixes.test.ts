@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeys, timeEntries } from '../src/db/schema/index.ts';
+import { apiKeys, teamMembers, timeEntries } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import type { AppServices } from '../src/services.ts';
 import { startBrowserSuite } from './helpers/app-server.ts';
-import { checkPage, DESKTOP, hasChromium, NO_CHROMIUM, SCREENSHOTS, screenshots, signInByLink } from './helpers/browser.ts';
+import { checkPage, confirmWithPassword, DESKTOP, hasChromium, NO_CHROMIUM, SCREENSHOTS, screenshots, signInByLink } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeRecipient, makeTask, makeTimeEntry } from './helpers/factories.ts';
 
@@ -255,8 +255,8 @@ describe.skipIf(!hasChromium)('fixes from the review of the web app from a userâ
     page.removeAllListeners('dialog');
     await page.goto(app('/account'));
     await page.getByLabel('Label (what uses the key)').fill('deploy script');
-    await page.getByRole('textbox', { name: 'Your password' }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create key' }).click();
+    await confirmWithPassword(page, PASSWORD);
     await page.getByRole('cell', { name: 'deploy script', exact: true }).waitFor();
     const keyOf = () => db().select().from(apiKeys).where(eq(apiKeys.memberId, data.linus.id)).get();
     expect(keyOf()?.revokedAt).toBeNull();
@@ -396,6 +396,33 @@ describe.skipIf(!hasChromium)('fixes from the review of the web app from a userâ
     await page.getByText('Dec 2, 2026').first().waitFor();
     const caller = callerFor(services, 'rev', suite.apiKey);
     expect((await caller.invoices.view({ invoice_id: data.draft })).invoice).toMatchObject({ issue_date: ISSUE, due_date: '2026-12-02' });
+    await page.context().close();
+  });
+
+  it('#13 making a member an Admin asks for the password; closing the dialog changes nothing, a time zone alone asks nothing', async () => {
+    const page = await signIn(OWNER);
+    await page.goto(app('/team'));
+    const row = page.locator('li', { has: page.getByText('Linus Member') });
+    const role = () => db().select({ role: teamMembers.organizationRole, zone: teamMembers.timeZone }).from(teamMembers).where(eq(teamMembers.id, data.linus.id)).get();
+    await row.getByLabel('Role').selectOption('Admin');
+    await row.getByRole('button', { name: 'Save Linus Member' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Confirm with your password' });
+    await confirm.getByText("To change a member's e-mail address or make them an Owner or Admin", { exact: false }).waitFor();
+    await look(page, 'team-confirm-password');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await row.getByText('Nothing was changed: this needs your password').waitFor();
+    expect(role()?.role).toBe('Member');
+
+    await row.getByRole('button', { name: 'Save Linus Member' }).click();
+    await confirmWithPassword(page, PASSWORD);
+    await notice(page).getByText('Linus saved').waitFor();
+    expect(role()?.role).toBe('Admin');
+
+    await row.getByLabel('Role').selectOption('Member');
+    await row.getByLabel('Time zone').selectOption('Europe/Paris');
+    await row.getByRole('button', { name: 'Save Linus Member' }).click();
+    await expect.poll(() => role()).toEqual({ role: 'Member', zone: 'Europe/Paris' });
+    expect(await confirm.count()).toBe(0);
     await page.context().close();
   });
 });

@@ -8,7 +8,7 @@ import { teamMembers } from '../src/db/schema/index.ts';
 import { provisionWorkspace } from '../src/domain/workspace/provision.ts';
 import type { AppServices } from '../src/services.ts';
 import { prepareApp } from './helpers/app-server.ts';
-import { checkPage, DESKTOP, hasChromium, launchChromium, nav, NO_CHROMIUM } from './helpers/browser.ts';
+import { checkPage, confirmWithPassword, DESKTOP, hasChromium, launchChromium, nav, NO_CHROMIUM } from './helpers/browser.ts';
 import { send } from './helpers/http.ts';
 import { mailTo as mailToOf } from './helpers/smtp.ts';
 
@@ -250,12 +250,15 @@ describe.skipIf(!hasChromium)('the staff web app in Chromium', { timeout: 120_00
   it('the settings show API keys; a new key is shown once', async () => {
     await nav(owner, 'Settings');
     await owner.getByLabel('Label (what uses the key)').fill('Accounting sync');
-    // A key outlives the session, so it takes the password: a wrong one is said beside the field.
-    await owner.getByLabel('Your password').fill('not my password');
+    // A key outlives the session, so it takes the password: asked in a dialog, a wrong one said there.
     await owner.getByRole('button', { name: 'Create key' }).click();
-    await owner.getByText('is not right').waitFor();
-    await owner.getByLabel('Your password').fill(PASSWORD);
-    await owner.getByRole('button', { name: 'Create key' }).click();
+    const confirm = owner.getByRole('dialog', { name: 'Confirm with your password' });
+    await confirm.getByText('To create an API key, enter your password').waitFor();
+    await confirm.getByLabel('Your password').fill('not my password');
+    await confirm.getByRole('button', { name: 'Confirm' }).click();
+    await confirm.getByText('This is not your password').waitFor();
+    await look(owner, 'settings-confirm-password');
+    await confirmWithPassword(owner, PASSWORD);
     const secret = await owner.locator('code.secret').textContent();
     expect(secret).toMatch(/^hb_/);
     const ok = await send(`http://127.0.0.1:${port}`, 'GET', '/api/external/v2/team-members', { host: `story.localhost:${port}`, key: secret!, headers: { accept: 'application/json' } });

@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import * as z from 'zod';
 import { accountById } from '../domain/accounts/queries.ts';
 import { findSession } from '../domain/accounts/sessions.ts';
+import { addressBucket } from '../domain/accounts/throttle.ts';
 import { email } from '../domain/fields.ts';
 import type { ActorScope, OpenScope, Scope } from '../domain/scope.ts';
 import { withActor } from '../domain/scope.ts';
@@ -197,14 +198,15 @@ export const workspaceProcedure = t.procedure.use(({ ctx, next, path, type }) =>
 
 /**
  * For calls that come before any credential (sign in, use a one-time link, ask for a reset): the
- * workspace only, from a browser. Each is throttled per client address.
+ * workspace only, from a browser. Each is throttled per client address (an IPv6 one as its /64,
+ * as the sign-in limit counts it).
  */
 export const guestProcedure = t.procedure.use(({ ctx, next, path, type }) =>
   mappingErrors(() =>
     inWorkspace(ctx, { path, type }, (handle, scope) => {
       const browser = ctx.browser;
       if (!browser) throw new AppError('unprocessable', 'browser_only', 'Signing in is for browsers on /trpc; integrations use an API key');
-      throttle(ctx, `${handle.subdomain}:address:${browser.client.address}`);
+      throttle(ctx, `${handle.subdomain}:address:${addressBucket(browser.client.address)}`);
       return next({ ctx: { handle, scope, browser } });
     }),
   ),

@@ -65,20 +65,34 @@ export async function screenshots(page: Page, name: string, opts: { dir?: string
   if (viewport) await page.setViewportSize(viewport);
 }
 
+/** The password `signInByLink` sets. */
+export const TEST_PASSWORD = 'a long password for tests';
+
 /**
- * A new browser context (en-US, desktop, downloads allowed) signed in through a set-password link,
- * on the timesheet; confirm() dialogs are answered yes.
+ * A new browser context (en-US, desktop, downloads allowed) signed in through a set-password link
+ * (the password `TEST_PASSWORD`), on the timesheet; confirm() dialogs are answered yes.
  */
 export async function signInByLink(browser: Browser, link: string): Promise<Page> {
   const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-US', bypassCSP: true, acceptDownloads: true });
   const page = await context.newPage();
   page.on('dialog', (d) => void d.accept());
   await page.goto(link);
-  await page.getByLabel('New password').fill('a long password for tests');
-  await page.getByLabel('Repeat the password').fill('a long password for tests');
+  await page.getByLabel('New password').fill(TEST_PASSWORD);
+  await page.getByLabel('Repeat the password').fill(TEST_PASSWORD);
   await page.getByRole('button', { name: 'Save password and sign in' }).click();
   await page.getByRole('heading', { name: 'Timesheet' }).waitFor();
   return page;
+}
+
+/**
+ * Answers the app's "Confirm with your password" dialog, which a call a session alone may not make
+ * opens (web/src/ui/confirm-password.tsx), and waits for it to close.
+ */
+export async function confirmWithPassword(page: Page, password = TEST_PASSWORD): Promise<void> {
+  const dialog = page.getByRole('dialog', { name: 'Confirm with your password' });
+  await dialog.getByLabel('Your password').fill(password);
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await dialog.waitFor({ state: 'detached' });
 }
 
 /** A link of the main navigation. */

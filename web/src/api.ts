@@ -61,6 +61,8 @@ interface ErrorData {
 }
 
 export function apiError(err: unknown): ApiError {
+  // The member closed the password dialog (ui/confirm-password.tsx): nothing was sent again.
+  if (err instanceof Error && err.name === 'PasswordNotGiven') return { code: 'password_not_given', status: 0, message: err.message, details: [], extra: {} };
   // No answer from the server (offline, connection refused, a proxy's page instead of the API's):
   // the client error carries no shape of the server's.
   if (err instanceof TRPCClientError && err.shape !== undefined) {

@@ -4,6 +4,7 @@ import { api } from './api.ts';
 import { ForgotPasswordPage, SetPasswordPage, SignInPage } from './pages/sign-in.tsx';
 import { TimesheetPage } from './pages/timesheet.tsx';
 import { forgetMembersData, maysee, safeNext, SessionGate, sessionNow, useMe, useSignOut, type Audience } from './session.tsx';
+import { PasswordConfirmationProvider } from './ui/confirm-password.tsx';
 import { NoticeProvider } from './ui/notice.tsx';
 import { NoAccess } from './ui/page.tsx';
 
@@ -214,7 +215,14 @@ function SignedOutApp() {
 export function App() {
   return (
     <NoticeProvider>
-      <SessionGate signedIn={<SignedInApp />} signedOut={<SignedOutApp />} />
+      <SessionGate
+        signedIn={
+          <PasswordConfirmationProvider>
+            <SignedInApp />
+          </PasswordConfirmationProvider>
+        }
+        signedOut={<SignedOutApp />}
+      />
     </NoticeProvider>
   );
 }

@@ -6,7 +6,7 @@ import { createApiKey, revokeApiKey } from '../../workspaces/keys.ts';
 import { actsAsAdmin, requireAdmin } from '../access.ts';
 import { dateTimeOut, emailOut, flexibleDate, idIn, idOut, nonEmptyText } from '../fields.ts';
 import type { Scope } from '../scope.ts';
-import { typedPassword } from './schemas.ts';
+import { currentPassword } from './schemas.ts';
 
 /**
  * The settings page's API keys. Workspace keys speak for the workspace (the REST contract's keys)
@@ -32,7 +32,7 @@ export const createKeyInput = z.object({
   label: nonEmptyText(100),
   expires_on: flexibleDate.optional(),
   personal: z.boolean().default(false),
-  current_password: typedPassword.optional().meta({ description: "The member's password, required when signed in (a session alone makes no key)" }),
+  current_password: currentPassword,
 });
 export const createKeyOutput = z.object({ notice_code: z.literal('api_key_created'), api_key: z.string(), key: apiKeyRecord });
 export const revokeKeyInput = z.object({ key_id: idIn() });

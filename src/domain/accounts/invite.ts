@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { AppError } from '../../errors.ts';
-import { requireAdmin } from '../access.ts';
+import { isAdmin, requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
 import { insertTeamMember } from '../team-members/create.ts';
 import { getTeamMember } from '../team-members/queries.ts';
@@ -9,12 +9,20 @@ import { accountById } from './queries.ts';
 import type { inviteInput, inviteOutput, sendLinkInput, sendLinkOutput } from './schemas.ts';
 import { issueToken } from './tokens.ts';
 
+const INVITE = 'invite team members';
+
+/** Whether an invitation makes an Owner or Admin, which takes the inviter's password (src/trpc/step-up.ts); 403 first for a Member. */
+export function inviteNeedsPassword(scope: Scope, input: z.output<typeof inviteInput>): boolean {
+  requireAdmin(scope, INVITE);
+  return isAdmin({ organizationRole: input.organization_role });
+}
+
 /**
  * `accounts.invite`: adds the team member and mails them a link to choose a password (7 days,
  * once), in one transaction: the member exists only if the invitation is queued.
  */
 export function inviteMember(scope: Scope, input: z.output<typeof inviteInput>): z.output<typeof inviteOutput> {
-  requireAdmin(scope, 'invite team members');
+  requireAdmin(scope, INVITE);
   return scope.write((tx) => {
     const member = insertTeamMember(tx, input, scope.workspace.timeZone, scope.now);
     const link = issueToken(scope, tx, member.id, 'invite');

@@ -5,6 +5,11 @@ import { passwordField } from './passwords.ts';
 
 /** A password as typed at sign-in: never judged by the policy (old passwords stay valid), only bounded. */
 export const typedPassword = z.string({ message: 'must be a password' }).min(1, 'must not be empty').max(1000, 'is too long');
+/**
+ * The signed-in member's password, for what a session alone must not do (src/trpc/step-up.ts):
+ * asked of a browser's session only, never of an API key.
+ */
+export const currentPassword = typedPassword.optional().meta({ description: "The member's password, required when signed in: a session alone does not do this" });
 /** A one-time link's token, from the link's `#token=` part. */
 const linkToken = z.string({ message: 'must be the token of a link' }).min(1).max(200);
 
@@ -20,6 +25,7 @@ export const inviteInput = z.object({
   last_name: nonEmptyText(100),
   time_zone: timeZone.optional(),
   organization_role: z.string().min(1).max(100).default('Member'),
+  current_password: currentPassword,
 });
 export const sendLinkInput = z.object({ team_member_id: idIn() });
 

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type * as z from 'zod';
 import { teamMembers } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
-import { requireAdmin } from '../access.ts';
+import { isAdmin, requireAdmin } from '../access.ts';
 import { endMemberSessions } from '../accounts/sessions.ts';
 import { withdrawTokens } from '../accounts/tokens.ts';
 import { recordEvent } from '../events.ts';
@@ -11,9 +11,25 @@ import { activeOwnerCount, assertEmailFree, assertRoleExists, getTeamMember } fr
 import { toTeamMemberRecord } from './records.ts';
 import type { updateInput, updateOutput } from './schemas.ts';
 
+const CHANGE = 'change team members';
+
+/**
+ * Whether a change moves the member's account to another e-mail address (a reset link would then
+ * go there) or makes them an Owner or Admin: from a session it takes the changer's password
+ * (src/trpc/step-up.ts). Asked after the access check and the member's lookup (403, 404 first).
+ */
+export function updateNeedsPassword(scope: Scope, input: z.output<typeof updateInput>): boolean {
+  requireAdmin(scope, CHANGE);
+  if (input.email === undefined && input.organization_role === undefined) return false;
+  const current = getTeamMember(scope.db, input.team_member_id);
+  const newAddress = input.email !== undefined && input.email.toLowerCase() !== current.email.toLowerCase();
+  const madeAdmin = input.organization_role !== undefined && input.organization_role !== current.organizationRole && isAdmin({ organizationRole: input.organization_role });
+  return newAddress || madeAdmin;
+}
+
 /** Endpoint 18, PATCH semantics: only the given fields change. A workspace always keeps one active Owner. */
 export function updateTeamMember(scope: Scope, input: z.output<typeof updateInput>): z.output<typeof updateOutput> {
-  requireAdmin(scope, 'change team members');
+  requireAdmin(scope, CHANGE);
   return scope.write((tx) => {
     const current = getTeamMember(tx, input.team_member_id);
     if (input.email !== undefined) assertEmailFree(tx, input.email, current.id);

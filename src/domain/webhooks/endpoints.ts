@@ -7,10 +7,17 @@ import type { Scope } from '../scope.ts';
 import { queueUnreadEvents } from './fanout.ts';
 import { getEndpointRow, lastEventRowid, startFanoutHereIfIdle } from './queries.ts';
 import { toEndpointRecord, type EndpointRow } from './records.ts';
-import type { createInput, deleteOutput, endpointIdInput, endpointOutput, listOutput, updateInput, withSecretOutput } from './schemas.ts';
+import type { createInput, deleteOutput, endpointIdInput, endpointOutput, listOutput, rotateInput, updateInput, withSecretOutput } from './schemas.ts';
 import { newSigningSecret } from './secret.ts';
 
 const manage = 'manage webhook endpoints';
+
+/** 403 unless the call may manage endpoints: checked before a session is asked for its password (src/trpc/step-up.ts). */
+export const assertMayManageEndpoints = (scope: Scope): void => requireAdmin(scope, manage);
+
+/** Whether an update points the endpoint at another URL: a new receiver of the workspace's events (404 first). */
+export const movesEndpoint = (scope: Scope, input: z.output<typeof updateInput>): boolean =>
+  input.url !== undefined && input.url !== getEndpointRow(scope.db, input.endpoint_id).url;
 
 /** Adds an endpoint; its signing secret is answered here once and stored so it can sign (docs/webhooks.md). */
 export function createEndpoint(scope: Scope, input: z.output<typeof createInput>): z.output<typeof withSecretOutput> {
@@ -80,7 +87,7 @@ export function updateEndpoint(scope: Scope, input: z.output<typeof updateInput>
 }
 
 /** A new signing secret, answered once; the old one stops signing at once. */
-export function rotateEndpointSecret(scope: Scope, input: z.output<typeof endpointIdInput>): z.output<typeof withSecretOutput> {
+export function rotateEndpointSecret(scope: Scope, input: z.output<typeof rotateInput>): z.output<typeof withSecretOutput> {
   requireAdmin(scope, manage);
   return scope.write((tx) => {
     const current = getEndpointRow(tx, input.endpoint_id);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { webhookDeliveryStatuses } from '../../db/schema/webhooks.ts';
+import { currentPassword } from '../accounts/schemas.ts';
 import { EVENT_TYPES } from '../events.ts';
 import { dateTimeOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';
@@ -50,6 +51,7 @@ export const createInput = z.object({
   events: eventSelection.default([ALL_EVENTS]),
   description: description.optional(),
   enabled: z.boolean().default(true),
+  current_password: currentPassword,
 });
 /** The secret is shown here once; it cannot be read again (rotate it to get a new one). */
 export const withSecretOutput = z.object({ endpoint: endpointRecord, secret: z.string() });
@@ -60,10 +62,12 @@ export const updateInput = z.object({
   events: eventSelection.optional(),
   description: description.optional(),
   enabled: z.boolean({ message: 'must be true or false' }).optional(),
+  current_password: currentPassword,
 });
 export const endpointOutput = z.object({ endpoint: endpointRecord });
 
 export const endpointIdInput = z.object({ endpoint_id: endpointId });
+export const rotateInput = endpointIdInput.extend({ current_password: currentPassword });
 export const deleteOutput = z.object({ endpoint_id: idOut, deleted: z.literal(true) });
 
 export const listOutput = z.object({ items: z.array(endpointRecord) });

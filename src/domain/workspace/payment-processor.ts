@@ -40,9 +40,14 @@ export function getPaymentProcessor(scope: Scope): z.output<typeof processorOutp
   return toRecord(scope, scope.db.select().from(paymentProcessors).where(eq(paymentProcessors.provider, 'stripe')).get());
 }
 
+const SET_UP = 'set up card payments';
+
+/** 403 unless the call may set up card payments: checked before a session is asked for its password (src/trpc/step-up.ts). */
+export const assertMaySetUpCardPayments = (scope: Scope): void => requireAdmin(scope, SET_UP);
+
 /** `workspace.updatePaymentProcessor`: Owner/Admin set (or replace) the secret key and webhook secret. */
 export function updatePaymentProcessor(scope: Scope, input: z.output<typeof updateProcessorInput>): z.output<typeof processorOutput> {
-  requireAdmin(scope, 'set up card payments');
+  requireAdmin(scope, SET_UP);
   return scope.write((tx) => {
     const at = scope.now.toISOString();
     const values = { secretKey: input.secret_key, webhookSecret: input.webhook_secret, updatedAt: at };

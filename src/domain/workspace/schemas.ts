@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { currentPassword } from '../accounts/schemas.ts';
 import { dateTimeOut, email } from '../fields.ts';
 
 /**
@@ -77,6 +78,7 @@ export const updateProcessorInput = z.object({
     .string({ message: 'must be the webhook signing secret' })
     .trim()
     .regex(STRIPE_WEBHOOK_SECRET, 'must be a Stripe webhook signing secret (whsec_…)'),
+  current_password: currentPassword,
 });
 
 export const processorRecord = z.object({

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { updateInput } from '../../domain/team-members/schemas.ts';
 import { defineRoutes } from '../types.ts';
 
 /** Query strings are strings: parsed here, checked (range, address) by the procedure's schema. */
@@ -41,6 +42,8 @@ export const teamMemberRoutes = defineRoutes([
     path: '/team_members/{team_member_id}',
     status: 200,
     procedure: 'teamMembers.update',
+    // The contract's body: the procedure's `current_password` is for signed-in browsers only.
+    body: updateInput.omit({ team_member_id: true }),
     requireJsonAccept: true,
   },
 ]);

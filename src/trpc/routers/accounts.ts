@@ -1,20 +1,24 @@
 import * as z from 'zod';
 import { checkKeyRequest, createKey, createKeyInput, createKeyOutput, listApiKeys, listKeysOutput, revokeKey, revokeKeyInput, revokeKeyOutput } from '../../domain/accounts/api-keys.ts';
-import { inviteMember, sendAccountLink } from '../../domain/accounts/invite.ts';
+import { inviteMember, inviteNeedsPassword, sendAccountLink } from '../../domain/accounts/invite.ts';
 import { teamOutput, teamOverview } from '../../domain/accounts/team.ts';
 import { inviteInput, inviteOutput, sendLinkInput, sendLinkOutput } from '../../domain/accounts/schemas.ts';
-import { AppError, invalidField } from '../../errors.ts';
-import { confirmPassword } from '../../domain/accounts/sign-in.ts';
-import type { ActorScope, Scope } from '../../domain/scope.ts';
+import { AppError } from '../../errors.ts';
+import type { Scope } from '../../domain/scope.ts';
 import type { BrowserRequest } from '../context.ts';
 import { router, workspaceProcedure, type Credential } from '../init.ts';
+import { requirePassword } from '../step-up.ts';
 
 /** Team members' accounts: invitations and sign-in links (Owner/Admin). */
 export const accountsRouter = router({
+  /** An Owner or Admin invited from a session takes the inviter's password (`requirePassword`). */
   invite: workspaceProcedure
     .input(inviteInput)
     .output(inviteOutput)
-    .mutation(({ ctx, input }) => inviteMember(ctx.scope, input)),
+    .mutation(async ({ ctx, input }) => {
+      if (inviteNeedsPassword(ctx.scope, input)) await requirePassword(ctx, input.current_password, 'invite an Owner or Admin');
+      return inviteMember(ctx.scope, input);
+    }),
   /** The team page: members with the state of their accounts, and the workspace's roles. */
   team: workspaceProcedure
     .input(z.object({}).optional())
@@ -29,17 +33,15 @@ export const accountsRouter = router({
 
 /**
  * A key outlives the session that made it, so making one takes more than a session: from a
- * signed-in browser the member's password (a stolen cookie alone makes none), and never a personal
- * key (a leaked one could mint its own replacements). The workspace key, which holds every power of
- * the workspace anyway, may.
+ * signed-in browser the member's password (`requirePassword`), and never a personal key (a leaked
+ * one could mint its own replacements). The workspace key, which holds every power of the
+ * workspace anyway, may.
  */
 async function confirmKeyMaker(ctx: { credential: Credential; scope: Scope; browser?: BrowserRequest | undefined }, password: string | undefined): Promise<void> {
   if (ctx.credential.kind === 'personal_key') {
     throw new AppError('forbidden', 'session_required', 'API keys are made by a signed-in member or with the workspace key, not with a personal key');
   }
-  if (ctx.credential.kind !== 'session') return;
-  if (password === undefined) throw invalidField('current_password', 'is required to create an API key');
-  await confirmPassword(ctx.scope as ActorScope, password, ctx.browser?.client ?? { address: '', userAgent: '' });
+  await requirePassword(ctx, password, 'create an API key');
 }
 
 /** The settings page's API keys: workspace keys (Owner/Admin) and personal keys. */

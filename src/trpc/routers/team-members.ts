@@ -1,8 +1,10 @@
 import { createTeamMembers } from '../../domain/team-members/create.ts';
 import { listTeamMemberPage, listTeamMembers } from '../../domain/team-members/list.ts';
 import { createManyInput, createManyOutput, listInput, listOutput, listPageInput, listPageOutput, updateInput, updateOutput } from '../../domain/team-members/schemas.ts';
-import { updateTeamMember } from '../../domain/team-members/update.ts';
+import { currentPassword } from '../../domain/accounts/schemas.ts';
+import { updateNeedsPassword, updateTeamMember } from '../../domain/team-members/update.ts';
 import { router, workspaceProcedure } from '../init.ts';
+import { requirePassword } from '../step-up.ts';
 
 export const teamMembersRouter = router({
   /** Endpoints 16 and 17: page-number pagination. */
@@ -20,9 +22,15 @@ export const teamMembersRouter = router({
     .input(createManyInput)
     .output(createManyOutput)
     .mutation(({ ctx, input }) => createTeamMembers(ctx.scope, input)),
-  /** Endpoint 18. */
+  /**
+   * Endpoint 18. From a session, a new e-mail address or a role of Owner or Admin also takes the
+   * changer's password (`requirePassword`); REST callers hold a key and are never asked.
+   */
   update: workspaceProcedure
-    .input(updateInput)
+    .input(updateInput.extend({ current_password: currentPassword }))
     .output(updateOutput)
-    .mutation(({ ctx, input }) => updateTeamMember(ctx.scope, input)),
+    .mutation(async ({ ctx, input }) => {
+      if (updateNeedsPassword(ctx.scope, input)) await requirePassword(ctx, input.current_password, "change a member's e-mail address or make them an Owner or Admin");
+      return updateTeamMember(ctx.scope, input);
+    }),
 });

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { listDeliveries, listEvents, redeliverEvent } from '../../domain/webhooks/deliveries.ts';
-import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint } from '../../domain/webhooks/endpoints.ts';
+import { assertMayManageEndpoints, createEndpoint, deleteEndpoint, listEndpoints, movesEndpoint, rotateEndpointSecret, updateEndpoint } from '../../domain/webhooks/endpoints.ts';
 import {
   createInput,
   deleteOutput,
@@ -15,11 +15,13 @@ import {
   overviewOutput,
   redeliverInput,
   redeliverOutput,
+  rotateInput,
   updateInput,
   withSecretOutput,
 } from '../../domain/webhooks/schemas.ts';
 import { webhookOverview } from '../../domain/webhooks/overview.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
+import { requirePassword } from '../step-up.ts';
 
 /**
  * Webhook endpoints, their deliveries and the events they carry (docs/webhooks.md). Owner or
@@ -35,23 +37,35 @@ export const webhooksRouter = router({
     .input(overviewInput)
     .output(overviewOutput)
     .query(({ ctx, input }) => webhookOverview(ctx.scope, input)),
-  /** Answers the signing secret, once. */
+  /** Answers the signing secret, once. From a session, takes the member's password (`requirePassword`). */
   create: actingUserProcedure
     .meta({ secretAnswer: true })
     .input(createInput)
     .output(withSecretOutput)
-    .mutation(({ ctx, input }) => createEndpoint(ctx.scope, input)),
-  /** URL, events, description, and `enabled` to turn it off or on. */
+    .mutation(async ({ ctx, input }) => {
+      assertMayManageEndpoints(ctx.scope);
+      await requirePassword(ctx, input.current_password, 'add a webhook endpoint');
+      return createEndpoint(ctx.scope, input);
+    }),
+  /** URL, events, description, and `enabled` to turn it off or on; a new URL from a session takes the password. */
   update: actingUserProcedure
     .input(updateInput)
     .output(endpointOutput)
-    .mutation(({ ctx, input }) => updateEndpoint(ctx.scope, input)),
-  /** A new signing secret, answered once; the old one stops signing at once. */
+    .mutation(async ({ ctx, input }) => {
+      assertMayManageEndpoints(ctx.scope);
+      if (movesEndpoint(ctx.scope, input)) await requirePassword(ctx, input.current_password, "change a webhook endpoint's address");
+      return updateEndpoint(ctx.scope, input);
+    }),
+  /** A new signing secret, answered once; the old one stops signing at once. From a session, takes the password. */
   rotateSecret: actingUserProcedure
     .meta({ secretAnswer: true })
-    .input(endpointIdInput)
+    .input(rotateInput)
     .output(withSecretOutput)
-    .mutation(({ ctx, input }) => rotateEndpointSecret(ctx.scope, input)),
+    .mutation(async ({ ctx, input }) => {
+      assertMayManageEndpoints(ctx.scope);
+      await requirePassword(ctx, input.current_password, "rotate a webhook endpoint's signing secret");
+      return rotateEndpointSecret(ctx.scope, input);
+    }),
   delete: actingUserProcedure
     .input(endpointIdInput)
     .output(deleteOutput)

@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { detailsOutput, workspaceDetails } from '../../domain/workspace/details.ts';
 import { getIdentity, updateIdentity } from '../../domain/workspace/identity.ts';
-import { getPaymentProcessor, removePaymentProcessor, updatePaymentProcessor } from '../../domain/workspace/payment-processor.ts';
+import { assertMaySetUpCardPayments, getPaymentProcessor, removePaymentProcessor, updatePaymentProcessor } from '../../domain/workspace/payment-processor.ts';
 import { identityOutput, processorOutput, updateIdentityInput, updateProcessorInput } from '../../domain/workspace/schemas.ts';
 import { settingsOutput, workspaceSettings } from '../../domain/workspace/settings.ts';
 import { actingUserProcedure, router, workspaceProcedure } from '../init.ts';
+import { requirePassword } from '../step-up.ts';
 
 /** The workspace's own settings: its details, its identity on invoices and mail, and card payment. */
 export const workspaceRouter = router({
@@ -33,11 +34,15 @@ export const workspaceRouter = router({
     .input(z.object({}).optional())
     .output(processorOutput)
     .query(({ ctx }) => getPaymentProcessor(ctx.scope)),
-  /** Owner/Admin: the processor's secret key and webhook signing secret. */
+  /** Owner/Admin: the processor's secret key and webhook signing secret; from a session, with the password (`requirePassword`). */
   updatePaymentProcessor: actingUserProcedure
     .input(updateProcessorInput)
     .output(processorOutput)
-    .mutation(({ ctx, input }) => updatePaymentProcessor(ctx.scope, input)),
+    .mutation(async ({ ctx, input }) => {
+      assertMaySetUpCardPayments(ctx.scope);
+      await requirePassword(ctx, input.current_password, "set the card processor's keys");
+      return updatePaymentProcessor(ctx.scope, input);
+    }),
   /** Owner/Admin: card payment off. */
   removePaymentProcessor: actingUserProcedure
     .output(processorOutput)

@@ -4,6 +4,7 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { formatDateTime, formatDayOf } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
+import { useWithPassword } from '../ui/confirm-password.tsx';
 import { Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { useNotice } from '../ui/notice.tsx';
@@ -25,20 +26,19 @@ export function ApiKeys({ personal }: { personal: boolean }) {
   const keys = useQuery({ queryKey: ['apiKeys.list'], queryFn: () => api.apiKeys.list.query() });
   const [label, setLabel] = useState('');
   const [expires, setExpires] = useState('');
-  const [password, setPassword] = useState('');
   const [shown, setShown] = useState<string | null>(null);
+  const withPassword = useWithPassword();
+  // A key outlives the session: the server asks for the password, each time (ui/confirm-password.tsx).
   const create = useMutation({
-    mutationFn: () => api.apiKeys.create.mutate({ label, personal, current_password: password, ...(expires ? { expires_on: expires } : {}) }),
+    mutationFn: () => withPassword((current_password) => api.apiKeys.create.mutate({ label, personal, current_password, ...(expires ? { expires_on: expires } : {}) })),
     onSuccess: (r) => {
       setShown(r.api_key);
       setLabel('');
       setExpires('');
     },
-    // The password is asked for each key, and never kept in the page longer than the call.
-    onSettled: () => setPassword(''),
   });
   const revoke = useMutation({ mutationFn: (key_id: string) => api.apiKeys.revoke.mutate({ key_id }), onSuccess: (r) => notify(`Key ${r.key.label} revoked`) });
-  const errors = formErrors(create.error ? apiError(create.error) : null, ['label', 'expires_on', 'current_password']);
+  const errors = formErrors(create.error ? apiError(create.error) : null, ['label', 'expires_on']);
   const rows = (keys.data?.items ?? []).filter((k) => (personal ? k.member?.id === me.member.id : true));
   const zone = me.workspace.time_zone;
   return (
@@ -84,8 +84,6 @@ export function ApiKeys({ personal }: { personal: boolean }) {
       >
         <TextField label="Label (what uses the key)" error={errors.field('label')} value={label} onChange={setLabel} />
         <TextField label="Expires on (optional)" hint="It stops working as that day begins in UTC" error={errors.field('expires_on')} type="date" value={expires} onChange={setExpires} />
-        <input type="email" hidden readOnly autoComplete="username" value={me.member.email} />
-        <TextField label="Your password" hint="A key outlives this session" error={errors.field('current_password')} type="password" autoComplete="current-password" value={password} onChange={setPassword} />
         <SubmitButton pending={create.isPending}>
           Create key
         </SubmitButton>

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, apiError, type Outputs } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
+import { useWithPassword } from '../ui/confirm-password.tsx';
 import { FormError, formErrors } from '../ui/field.tsx';
 import { Actions, Form, TextField } from '../ui/form.tsx';
 import { useNotice } from '../ui/notice.tsx';
@@ -15,11 +16,12 @@ type Processor = Outputs['workspace']['settings']['payment_processor'];
  */
 export function CardPayment({ processor }: { processor: Processor }) {
   const me = useMe();
+  const withPassword = useWithPassword();
   const notify = useNotice();
   const [secretKey, setSecretKey] = useState('');
   const [webhookSecret, setWebhookSecret] = useState('');
   const save = useMutation({
-    mutationFn: () => api.workspace.updatePaymentProcessor.mutate({ email: me.member.email, secret_key: secretKey, webhook_secret: webhookSecret }),
+    mutationFn: () => withPassword((current_password) => api.workspace.updatePaymentProcessor.mutate({ email: me.member.email, secret_key: secretKey, webhook_secret: webhookSecret, current_password })),
     onSuccess: () => {
       setSecretKey('');
       setWebhookSecret('');

@@ -4,6 +4,7 @@ import { api, apiError, type Outputs } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { useMe } from '../session.tsx';
 import { Badge } from '../ui/badge.tsx';
+import { useWithPassword } from '../ui/confirm-password.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Actions, Form, TextField, SubmitButton } from '../ui/form.tsx';
 import { Field, FormError, formErrors, type ControlProps } from '../ui/field.tsx';
@@ -30,10 +31,12 @@ function ZoneSelect({ value, onChange, ...p }: ControlProps & { value: string; o
 
 function InviteDialog({ roles, onClose }: { roles: string[]; onClose: () => void }) {
   const me = useMe();
+  const withPassword = useWithPassword();
   const notify = useNotice();
   const [f, setF] = useState({ email: '', first: '', last: '', role: 'Member', zone: me.workspace.time_zone });
   const invite = useMutation({
-    mutationFn: () => api.accounts.invite.mutate({ email: f.email, first_name: f.first, last_name: f.last, organization_role: f.role, time_zone: f.zone }),
+    mutationFn: () =>
+      withPassword((current_password) => api.accounts.invite.mutate({ email: f.email, first_name: f.first, last_name: f.last, organization_role: f.role, time_zone: f.zone, current_password })),
     onSuccess: ({ team_member }) => {
       notify(`Invitation sent to ${team_member.email}`);
       onClose();
@@ -71,11 +74,13 @@ function InviteDialog({ roles, onClose }: { roles: string[]; onClose: () => void
 
 function MemberRow({ member, roles }: { member: Member; roles: string[] }) {
   const me = useMe();
+  const withPassword = useWithPassword();
   const notify = useNotice();
   const [role, setRole] = useState(member.organization_role);
   const [zone, setZone] = useState(member.time_zone);
   const update = useMutation({
-    mutationFn: (change: { organization_role?: string; time_zone?: string; active?: boolean }) => api.teamMembers.update.mutate({ team_member_id: member.id, ...change }),
+    mutationFn: (change: { organization_role?: string; time_zone?: string; active?: boolean }) =>
+      withPassword((current_password) => api.teamMembers.update.mutate({ team_member_id: member.id, ...change, current_password })),
     onSuccess: (_r, change) => notify(change.active === false ? `${member.first_name} is deactivated and signed out` : change.active ? `${member.first_name} is active again` : `${member.first_name} saved`),
   });
   const link = useMutation({ mutationFn: () => api.accounts.sendLink.mutate({ team_member_id: member.id }), onSuccess: (r) => notify(r.purpose === 'invite' ? 'Invitation sent again' : 'Password reset link sent') });

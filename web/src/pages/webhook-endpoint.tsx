@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, apiError, type Outputs } from '../api.ts';
 import { formatDateTime, formatNumber } from '../format.ts';
 import { useMe } from '../session.tsx';
+import { useWithPassword } from '../ui/confirm-password.tsx';
 import { Badge } from '../ui/badge.tsx';
 import { Dialog } from '../ui/dialog.tsx';
 import { Check, FormError, formErrors } from '../ui/field.tsx';
@@ -34,6 +35,7 @@ function grouped(types: EventType[]): [string, EventType[]][] {
 /** URL, description and events of an endpoint: a new one (create) or an existing one (update). */
 export function EndpointDialog({ eventTypes, endpoint, onCreated, onClose }: { eventTypes: EventType[]; endpoint?: Endpoint; onCreated?: (shown: Shown) => void; onClose: () => void }) {
   const me = useMe();
+  const withPassword = useWithPassword();
   const notify = useNotice();
   const [url, setUrl] = useState(endpoint?.url ?? 'https://');
   const [description, setDescription] = useState(endpoint?.description ?? '');
@@ -42,7 +44,11 @@ export function EndpointDialog({ eventTypes, endpoint, onCreated, onClose }: { e
   const save = useMutation({
     mutationFn: async () => {
       const fields = { email: me.member.email, url, description, events: all ? [ALL] : [...chosen] };
-      return endpoint ? { ...(await api.webhooks.update.mutate({ ...fields, endpoint_id: endpoint.id })), secret: null } : api.webhooks.create.mutate(fields);
+      return withPassword(async (current_password) =>
+        endpoint
+          ? { ...(await api.webhooks.update.mutate({ ...fields, endpoint_id: endpoint.id, current_password })), secret: null }
+          : api.webhooks.create.mutate({ ...fields, current_password }),
+      );
     },
     onSuccess: (r) => {
       notify(endpoint ? 'Endpoint saved' : `Endpoint added: it receives events from now on`);
@@ -170,13 +176,14 @@ function RedeliverById({ onSend, pending, error }: { onSend: (eventId: string) =
 /** The card's server calls: turn on or off, rotate the secret, remove, redeliver. */
 function useEndpointActions(endpoint: Endpoint, onSecret: (shown: Shown) => void) {
   const me = useMe();
+  const withPassword = useWithPassword();
   const notify = useNotice();
   const toggle = useMutation({
     mutationFn: () => api.webhooks.update.mutate({ email: me.member.email, endpoint_id: endpoint.id, enabled: !endpoint.enabled }),
     onSuccess: ({ endpoint: e }) => notify(e.enabled ? 'Endpoint turned on: it receives events from now on' : 'Endpoint turned off'),
   });
   const rotate = useMutation({
-    mutationFn: () => api.webhooks.rotateSecret.mutate({ email: me.member.email, endpoint_id: endpoint.id }),
+    mutationFn: () => withPassword((current_password) => api.webhooks.rotateSecret.mutate({ email: me.member.email, endpoint_id: endpoint.id, current_password })),
     onSuccess: (r) => onSecret({ url: r.endpoint.url, secret: r.secret }),
   });
   const remove = useMutation({

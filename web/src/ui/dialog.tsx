@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useId, useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /**
  * A modal dialog on the native <dialog>: the browser traps focus and closes it on Escape; the
@@ -9,6 +9,8 @@ import { useLayoutEffect, useRef, type ReactNode } from 'react';
  */
 export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Its own id: a dialog opened over another (the password asked for a change made in one) is named by its own title.
+  const titleId = useId();
   useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -23,7 +25,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     <dialog
       ref={ref}
       className="dialog"
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       // Escape: the page stops showing the dialog (which hands focus back above).
       onCancel={onClose}
       // Closed by the browser otherwise; not the close the cleanup itself queues.
@@ -32,7 +34,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
       }}
     >
       <div className="dialog-head">
-        <h2 id="dialog-title">{title}</h2>
+        <h2 id={titleId}>{title}</h2>
         <button type="button" className="button ghost" onClick={onClose} aria-label="Close">
           ×
         </button>
