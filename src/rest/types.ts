@@ -39,7 +39,8 @@ interface RouteFields {
   toBody?: (output: never) => unknown;
   /**
    * The request body as the OpenAPI document describes it. Default: the procedure's input without
-   * the path and query parameters; give it only when `toInput` reshapes the body.
+   * the path and query parameters; give it when `toInput` reshapes the body, or when the procedure
+   * takes more than the contract's body (a field only a signed-in browser sends).
    */
   body?: z.ZodType;
   /** The success body as the OpenAPI document describes it; required when `toBody` is given. */
