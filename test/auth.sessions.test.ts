@@ -285,8 +285,12 @@ describe('sessions', () => {
     const one = await signedIn(env.alpha, m.email);
     const two = browser(env.alpha);
     await two.mutate('auth.signIn', { email: m.email, password: PASSWORD });
+    // A reset link asked for meanwhile (by whoever had the other session, say) stops working too.
+    await browser(env.alpha).mutate('auth.requestReset', { email: m.email });
+    const reset = mailedToken(env.alpha, m.email);
     expect((await one.mutate('auth.signOutEverywhere')).data).toEqual({ notice_code: 'signed_out_everywhere', sessions_ended: 2, keys_revoked: 0 });
     expect((await two.query('auth.me')).status).toBe(401);
+    expect((await browser(env.alpha).query('auth.checkLink', { token: reset })).error?.code).toBe('link_invalid');
   });
 
   it('making an API key from a session takes the password; a personal key makes none', async () => {
@@ -335,6 +339,8 @@ describe('sessions', () => {
     const here = await signedIn(env.alpha, m.email);
     const elsewhere = browser(env.alpha);
     await elsewhere.mutate('auth.signIn', { email: m.email, password: PASSWORD });
+    await browser(env.alpha).mutate('auth.requestReset', { email: m.email });
+    const reset = mailedToken(env.alpha, m.email);
     const wrong = await here.mutate('auth.changePassword', { current_password: 'nope', new_password: 'a new password 42' });
     expect(wrong.status).toBe(422);
     expect(wrong.error?.details?.[0]?.path).toBe('current_password');
@@ -342,6 +348,8 @@ describe('sessions', () => {
     expect((await here.query('auth.me')).status).toBe(200);
     expect((await elsewhere.query('auth.me')).status).toBe(401);
     expect((await browser(env.alpha).mutate('auth.signIn', { email: m.email, password: 'a new password 42' })).status).toBe(200);
+    // The reset link from before the change would set the password again: it is withdrawn.
+    expect((await browser(env.alpha).query('auth.checkLink', { token: reset })).error?.code).toBe('link_invalid');
   });
 
   it("a cookie of one workspace is worth nothing on another", async () => {

@@ -474,6 +474,11 @@ describe('delivery', () => {
       await webhooksJob.run(sealed.alpha.handle, sealed.services);
       expect(receiver.refusedSignatures).toBe(0);
       expect(receiver.received.map((r) => r.type)).toEqual(['client.created']);
+      // Its tag cut to 4 bytes (which still match) is refused: only the whole tag proves the secret is ours.
+      const [iv, tag, body] = stored.slice('enc:v1:'.length).split(':');
+      const cut = `enc:v1:${iv}:${Buffer.from(tag!, 'base64').subarray(0, 4).toString('base64')}:${body}`;
+      expect(() => sealed.services.secrets.open(cut, scopeOf(sealed.services, sealed.alpha.handle).workspace.id)).toThrow('cannot be decrypted');
+      expect(sealed.services.secrets.open(stored, scopeOf(sealed.services, sealed.alpha.handle).workspace.id)).toBe(secret);
     } finally {
       await sealed.close();
     }

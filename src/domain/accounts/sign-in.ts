@@ -7,6 +7,7 @@ import { accountByEmail, accountById, storePassword } from './queries.ts';
 import type { changePasswordInput, MeRecord, signInInput } from './schemas.ts';
 import { endMemberSessions, endSession, startSession, type ClientInfo, type SessionGrant } from './sessions.ts';
 import { beginSignInAttempt, clearSignInFailures, recordSignInFailure } from './throttle.ts';
+import { withdrawTokens } from './tokens.ts';
 import { revokeMemberKeys } from '../../workspaces/keys.ts';
 
 /** What a sign-in gives the door: the member for the app, and the session for the cookie. */
@@ -60,15 +61,19 @@ export function signOut(scope: Scope, input: { session_id: string }): { notice_c
 }
 
 /**
- * `auth.signOutEverywhere`: every session of the member ends, this one included, and every personal
- * API key of theirs is revoked: a key made from a stolen session must not outlive it.
+ * `auth.signOutEverywhere`: every session of the member ends, this one included, every personal
+ * API key of theirs is revoked (a key made from a stolen session must not outlive it), and so are
+ * their unused links (a reset link asked for by whoever had the session).
  */
 export function signOutEverywhere(scope: ActorScope): { notice_code: 'signed_out_everywhere'; sessions_ended: number; keys_revoked: number } {
-  return scope.write((tx) => ({
-    notice_code: 'signed_out_everywhere' as const,
-    sessions_ended: endMemberSessions(tx, scope.actor.id),
-    keys_revoked: revokeMemberKeys(tx, scope.actor.id, scope.now),
-  }));
+  return scope.write((tx) => {
+    withdrawTokens(scope, tx, scope.actor.id);
+    return {
+      notice_code: 'signed_out_everywhere' as const,
+      sessions_ended: endMemberSessions(tx, scope.actor.id),
+      keys_revoked: revokeMemberKeys(tx, scope.actor.id, scope.now),
+    };
+  });
 }
 
 /**
@@ -95,7 +100,8 @@ export async function confirmPassword(scope: ActorScope, password: string, clien
 
 /**
  * `auth.changePassword`: the current password is checked (`confirmPassword`), then every other
- * session of the member ends, so a stolen session does not outlive the change.
+ * session of the member ends, so a stolen session does not outlive the change, and so do their
+ * unused reset links (one would set the password again).
  */
 export async function changePassword(
   scope: ActorScope,
@@ -107,6 +113,7 @@ export async function changePassword(
   scope.write((tx) => {
     storePassword(tx, scope.actor.id, hash, scope.now);
     endMemberSessions(tx, scope.actor.id, input.session_id ?? undefined);
+    withdrawTokens(scope, tx, scope.actor.id);
   });
   return { notice_code: 'password_changed' };
 }

@@ -20,6 +20,8 @@ const SEALED = 'enc:v1:';
 /** A new Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
+const TAG_BYTES = 16;
+
 export function secretBox(serverSecret: string | undefined): SecretBox {
   const keyFor = (workspaceId: string) => {
     if (!serverSecret) throw new Error('this webhook secret is stored encrypted, and SECRET_KEY is not set');
@@ -37,9 +39,10 @@ export function secretBox(serverSecret: string | undefined): SecretBox {
       if (stored.startsWith(PLAIN)) return stored.slice(PLAIN.length);
       if (!stored.startsWith(SEALED)) throw new Error('unknown webhook secret format');
       const [iv = '', tag = '', sealed = ''] = stored.slice(SEALED.length).split(':');
-      const decipher = createDecipheriv('aes-256-gcm', keyFor(workspaceId), Buffer.from(iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      // The whole 16-byte tag, always: Node would also take a shorter one, and check only that much.
+      const decipher = createDecipheriv('aes-256-gcm', keyFor(workspaceId), Buffer.from(iv, 'base64'), { authTagLength: TAG_BYTES });
       try {
+        decipher.setAuthTag(Buffer.from(tag, 'base64'));
         return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64')), decipher.final()]).toString('utf8');
       } catch {
         throw new Error('this webhook secret cannot be decrypted: SECRET_KEY differs from the one it was stored with');
