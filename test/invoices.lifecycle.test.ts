@@ -143,6 +143,24 @@ describe('deleting a draft (invoices.delete)', () => {
   });
 });
 
+describe('entries released by a deleted draft or a void invoice', () => {
+  it('are non_billable, not unbilled, when their task stopped being billable meanwhile', async () => {
+    const s = timeSetup(2);
+    const draft = await create(s.client.id, { total: 100, invoice_time_entries: [s.line(s.entries[0]!)] });
+    const sent = await create(s.client.id, { total: 100, invoice_time_entries: [s.line(s.entries[1]!)] });
+    await ws.caller.invoices.markSent({ email, invoice_id: sent.id });
+    // The task turns non-billable (billed entries keep their status), through endpoint 4.
+    const res = await ws.api.patch(`/api/external/v1/projects/${s.project.id}`, { email, project: { tasks_attributes: [{ id: s.task.id, billable: false }] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(entryRow(s.entries[0]!.id).status).toBe('billed');
+
+    await ws.caller.invoices.delete({ email, invoice_id: draft.id });
+    await ws.caller.invoices.void({ email, invoice_id: sent.id });
+    // Before, both came back `unbilled`: a status that says they can be billed, under a task that cannot.
+    for (const e of s.entries) expect(entryRow(e.id)).toMatchObject({ status: 'non_billable', invoiceId: null });
+  });
+});
+
 describe('sending later (invoices.send), resending, marking sent', () => {
   it('send: a draft with endpoint 1 rules becomes sending and queues its mail; not twice', async () => {
     const client = makeClient(ws.handle.db);

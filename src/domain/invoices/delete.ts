@@ -12,7 +12,7 @@ import { assertEditableDraft } from './update.ts';
 
 /**
  * `invoices.delete`: removes a draft (never issued, so nothing to keep) with its lines, taxes,
- * projects and recipients; its time entries return to `unbilled` and its number is free again.
+ * projects and recipients; its time entries return to `unbilled` (`releaseEntries`) and its number is free again.
  * Messages it ever had stay in the outbox log. Anything but a draft → 422 (void it instead).
  * Event: `invoice.deleted` `{invoice}` as it was, so a receiver told of the draft forgets it (and
  * is not surprised when its number comes back on another invoice).

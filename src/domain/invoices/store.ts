@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db, Transaction } from '../../db/index.ts';
 import { clients, invoiceLines, invoiceProjects, invoiceRecipients, invoices, invoiceTaxes, projects, timeEntries } from '../../db/schema/index.ts';
 import { invalidField, notFound, unprocessable } from '../../errors.ts';
@@ -98,9 +98,11 @@ export function deleteLinesAndTaxes(tx: Db, invoiceId: string): void {
 
 /**
  * Entries billed by the invoice return to `unbilled` (all of them, or only `ids`), free to bill
- * again. All of them are found through the invoice's lines, each of which names its entry: entries
- * have no index on `invoice_id` (billing would have to move each entry through it). So a caller
- * that removes the lines releases the entries first.
+ * again; or to `non_billable` when their task stopped being billable meanwhile, since an entry's
+ * status says whether it can be billed (src/domain/projects/task-plan.ts). All of them are found
+ * through the invoice's lines, each of which names its entry: entries have no index on
+ * `invoice_id` (billing would have to move each entry through it). So a caller that removes the
+ * lines releases the entries first.
  */
 export function releaseEntries(tx: Db, invoiceId: string, at: string, ids?: string[]): void {
   if (ids?.length === 0) return;
@@ -111,7 +113,7 @@ export function releaseEntries(tx: Db, invoiceId: string, at: string, ids?: stri
         tx.select({ id: invoiceLines.timeEntryId }).from(invoiceLines).where(and(eq(invoiceLines.invoiceId, invoiceId), isNotNull(invoiceLines.timeEntryId))),
       );
   tx.update(timeEntries)
-    .set({ status: 'unbilled', invoiceId: null, updatedAt: at })
+    .set({ status: sql`CASE WHEN (SELECT t.billable FROM tasks AS t WHERE t.id = "time_entries"."task_id") THEN 'unbilled' ELSE 'non_billable' END`, invoiceId: null, updatedAt: at })
     .where(and(billedHere, eq(timeEntries.invoiceId, invoiceId), eq(timeEntries.status, 'billed')))
     .run();
 }
