@@ -264,7 +264,16 @@ describe('reports.unbilled and reports.invoiceDraft', () => {
     makeTimeEntry(db, { clientId: client.id, projectId: project.id, taskId: task.id, userId: member.id }, { recordedOn: '2026-11-01' });
     const r = await w.caller.reports.time({ from: '2026-11-01', to: '2026-11-30', by: ['client'] });
     expect(r).toMatchObject({ unpriced_entries: 1, totals: { billable_seconds: 3600, amounts: [{ currency: 'EUR', billable_amount: 0 }] } });
-    await expect(w.caller.reports.invoiceDraft({ client_id: client.id })).rejects.toMatchObject(fails('currency_mismatch'));
+    // "Start an invoice" leaves them out as the report does; with nothing else, there is nothing to invoice.
+    await expect(w.caller.reports.invoiceDraft({ client_id: client.id })).rejects.toMatchObject(fails('nothing_to_invoice'));
+    const euros = makeProject(db, client.id, { currency: 'EUR', hourlyRateMinor: 8000 });
+    const priced = makeTimeEntry(db, { clientId: client.id, projectId: euros.id, taskId: makeTask(db, euros.id).id, userId: member.id }, { recordedOn: '2026-11-02' });
+    const draft = await w.caller.reports.invoiceDraft({ client_id: client.id });
+    // Before, one such entry made the whole draft fail (currency_mismatch), though the report offered it.
+    expect(draft).toMatchObject({ entries: 1, unpriced_entries: 1, remaining_entries: 0, amount: 80 });
+    expect(draft.request.invoice_time_entries.map((l) => l.time_entry_id)).toEqual([priced.id]);
+    const { invoice } = await w.caller.invoices.create({ ...draft.request, email: (await w.caller.teamMembers.list({})).items.find((m) => m.organization_role === 'Owner')!.email });
+    expect(invoice).toMatchObject({ total: 80 });
   });
 });
 

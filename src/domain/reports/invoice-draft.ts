@@ -4,6 +4,7 @@ import { invalidField, unprocessable } from '../../errors.ts';
 import { requireAdmin } from '../access.ts';
 import { getClientRow } from '../clients/queries.ts';
 import { nextInvoiceNumber } from '../invoices/next-number.ts';
+import { defaultHourlyRateMinor } from '../invoices/lines.ts';
 import { priceInvoice } from '../invoices/price.ts';
 import { billableEntries } from '../invoices/queries.ts';
 import { fromMinor } from '../money.ts';
@@ -54,7 +55,15 @@ export function invoiceDraft(scope: Scope, input: InvoiceDraftInput): InvoiceDra
     .orderBy(asc(timeEntries.recordedOn), asc(timeEntries.createdAt), asc(timeEntries.id))
     .all();
   if (rows.length === 0) throw unprocessable('nothing_to_invoice', `${client.name} has no unbilled time of billable tasks recorded up to ${to}`);
-  const lines = rows.slice(0, MAX_DRAFT_LINES).map((r) => ({ time_entry_id: r.id, project_id: r.projectId, task_id: r.taskId, user_id: r.userId }));
+  // Entries with no rate in the client's currency (a project billed in another one without a rate
+  // of its own, a person no longer on a per-person-rate project) are left out, as the unbilled
+  // report leaves them out of its amounts: endpoint 1 would refuse the whole request for one of them.
+  const all = billableEntries(scope, rows.map((r) => r.id));
+  const rated = rows.filter((r) => defaultHourlyRateMinor(all.get(r.id)!, client.currency) !== null);
+  if (rated.length === 0) {
+    throw unprocessable('nothing_to_invoice', `None of ${client.name}'s unbilled time up to ${to} has an hourly rate in ${client.currency}; give its projects a rate in ${client.currency}`);
+  }
+  const lines = rated.slice(0, MAX_DRAFT_LINES).map((r) => ({ time_entry_id: r.id, project_id: r.projectId, task_id: r.taskId, user_id: r.userId }));
   const entries = billableEntries(scope, lines.map((l) => l.time_entry_id));
   const priced = priceInvoice(
     { invoice_time_entries: lines },
@@ -69,7 +78,8 @@ export function invoiceDraft(scope: Scope, input: InvoiceDraftInput): InvoiceDra
     seconds,
     hours: hoursOf(seconds),
     amount: total,
-    remaining_entries: rows.length - lines.length,
+    remaining_entries: rated.length - lines.length,
+    unpriced_entries: rows.length - rated.length,
     request: {
       client_id: client.id,
       number: nextInvoiceNumber(scope).number,

@@ -179,6 +179,7 @@ export const invoiceDraftOutput = z.object({
   ...duration,
   amount: z.number(),
   remaining_entries: z.number().int().meta({ description: 'Unbilled entries left out because one invoice request holds at most 5,000 lines (oldest first)' }),
+  unpriced_entries: z.number().int().meta({ description: "Unbilled entries left out because they have no hourly rate in the client's currency (as the unbilled report leaves them out of its amounts)" }),
   /** The body of endpoint 1 (`POST /api/external/v2/clients/{client_id}/invoices`) and the input of `invoices.create`, minus `email`. */
   request: z.object({
     client_id: idOut,

@@ -45,6 +45,8 @@ function DraftNote({ draft }: { draft: Draft }) {
     <p className="panel" role="status">
       From unbilled work: {draft.entries} {draft.entries === 1 ? 'entry' : 'entries'} ({formatHours(draft.hours)} h, {formatMoney(draft.amount, draft.currency)}) are selected.
       {draft.remaining_entries > 0 && ` ${draft.remaining_entries} more wait for the next invoice (one invoice bills at most 5,000 entries).`}
+      {draft.unpriced_entries > 0 &&
+        ` ${draft.unpriced_entries} ${draft.unpriced_entries === 1 ? 'entry is' : 'entries are'} left out: ${draft.unpriced_entries === 1 ? 'it has' : 'they have'} no hourly rate in ${draft.currency} (a project billed in another currency without a rate of its own).`}
     </p>
   );
 }
