@@ -63,6 +63,13 @@ describe('a session needs the password as well', () => {
     expect(await answers(owner, 'accounts.invite', { email: 'new.admin@alpha.test', first_name: 'New', last_name: 'Admin', organization_role: 'Admin' })).toMatchObject(ASKED);
     expect(env.alpha.handle.db.select().from(teamMembers).where(eq(teamMembers.email, 'new.admin@alpha.test')).all()).toHaveLength(1);
     expect((await owner.mutate('accounts.invite', { email: 'new.member@alpha.test', first_name: 'New', last_name: 'Member' })).status).toBe(200);
+    // The bulk door too: an Admin added without an invitation would be one `accounts.sendLink` away.
+    const admins = (n: number) => ({ members: [{ email: `bulk${n}@alpha.test`, first_name: 'Bulk', last_name: 'Member' }, { email: `bulk.admin${n}@alpha.test`, first_name: 'Bulk', last_name: 'Admin', organization_role: 'Admin' }] });
+    const missing = await owner.mutate('teamMembers.create', admins(1));
+    expect([missing.status, missing.error?.details?.[0]?.path]).toEqual([422, 'current_password']);
+    expect(env.alpha.handle.db.select().from(teamMembers).where(eq(teamMembers.email, 'bulk1@alpha.test')).all()).toHaveLength(0);
+    expect((await owner.mutate('teamMembers.create', { ...admins(2), current_password: PASSWORD })).status).toBe(200);
+    expect((await owner.mutate('teamMembers.create', { members: [{ email: 'bulk3@alpha.test', first_name: 'Bulk', last_name: 'Member' }] })).status).toBe(200);
 
     const member = makeMember(env.alpha.handle.db);
     expect(await answers(owner, 'teamMembers.update', { team_member_id: member.id, organization_role: 'Owner' })).toMatchObject(ASKED);

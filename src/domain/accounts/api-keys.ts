@@ -6,7 +6,7 @@ import { createApiKey, revokeApiKey } from '../../workspaces/keys.ts';
 import { actsAsAdmin, requireAdmin } from '../access.ts';
 import { dateTimeOut, emailOut, flexibleDate, idIn, idOut, nonEmptyText } from '../fields.ts';
 import type { Scope } from '../scope.ts';
-import { currentPassword } from './schemas.ts';
+import { currentPassword } from './passwords.ts';
 
 /**
  * The settings page's API keys. Workspace keys speak for the workspace (the REST contract's keys)

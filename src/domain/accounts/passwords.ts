@@ -30,6 +30,14 @@ export const passwordField = z
   .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
+/** A password typed to be checked (sign-in, the current one): a new one's rules are `passwordField`'s. */
+export const typedPassword = z.string({ message: 'must be a password' }).min(1, 'must not be empty').max(1000, 'is too long');
+/**
+ * The signed-in member's password, for what a session alone must not do (src/trpc/step-up.ts):
+ * asked of a browser's session only, never of an API key.
+ */
+export const currentPassword = typedPassword.optional().meta({ description: "The member's password, required when signed in: a session alone does not do this" });
+
 const derive = (password: string, salt: Buffer, params: Params) =>
   new Promise<Buffer>((resolve, reject) => {
     const options: ScryptOptions = { N: params.N, r: params.r, p: params.p, maxmem: 256 * params.N * params.r };

@@ -1,15 +1,9 @@
 import * as z from 'zod';
 import { dateTimeOut, email, emailOut, idIn, idOut, nonEmptyText, timeZone } from '../fields.ts';
 import { teamMemberRecord } from '../team-members/schemas.ts';
-import { passwordField } from './passwords.ts';
+import { currentPassword, passwordField, typedPassword } from './passwords.ts';
 
 /** A password as typed at sign-in: never judged by the policy (old passwords stay valid), only bounded. */
-export const typedPassword = z.string({ message: 'must be a password' }).min(1, 'must not be empty').max(1000, 'is too long');
-/**
- * The signed-in member's password, for what a session alone must not do (src/trpc/step-up.ts):
- * asked of a browser's session only, never of an API key.
- */
-export const currentPassword = typedPassword.optional().meta({ description: "The member's password, required when signed in: a session alone does not do this" });
 /** A one-time link's token, from the link's `#token=` part. */
 const linkToken = z.string({ message: 'must be the token of a link' }).min(1).max(200);
 

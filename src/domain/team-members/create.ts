@@ -3,7 +3,7 @@ import type * as z from 'zod';
 import { AppError } from '../../errors.ts';
 import type { Db } from '../../db/index.ts';
 import { teamMembers } from '../../db/schema/index.ts';
-import { requireAdmin } from '../access.ts';
+import { isAdmin, requireAdmin } from '../access.ts';
 import type { Scope } from '../scope.ts';
 import { assertEmailFree, assertRoleExists } from './queries.ts';
 import { toTeamMemberRecord, type TeamMemberRow } from './records.ts';
@@ -48,12 +48,24 @@ function forMember(err: unknown, index: number): unknown {
   return new AppError(err.kind, err.code, `members.${index}: ${err.message}`, { details, extra: err.extra });
 }
 
+const ADD = 'add team members';
+
+/**
+ * Whether the members added include an Owner or Admin, which from a session takes the adder's
+ * password (src/trpc/step-up.ts): a sign-in link sent to one (`accounts.sendLink`) would make
+ * whoever reads its address an Admin, as an invitation would. 403 first for a Member.
+ */
+export function createNeedsPassword(scope: Scope, input: z.output<typeof createManyInput>): boolean {
+  requireAdmin(scope, ADD);
+  return input.members.some((m) => isAdmin({ organizationRole: m.organization_role }));
+}
+
 /**
  * Adds many team members at once (`teamMembers.create`, `hourbook member import`): all of them or,
  * when one is refused, none, with the refused one's place in the error.
  */
 export function createTeamMembers(scope: Scope, input: z.output<typeof createManyInput>): z.output<typeof createManyOutput> {
-  requireAdmin(scope, 'add team members');
+  requireAdmin(scope, ADD);
   return scope.write((tx) => ({
     team_members: input.members.map((member, i) => {
       try {

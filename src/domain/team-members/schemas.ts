@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { currentPassword } from '../accounts/passwords.ts';
 import { cursorInput } from '../pagination.ts';
 import { dateTime, email, emailOut, idIn, idOut, nonEmptyText, timeZone } from '../fields.ts';
 
@@ -69,6 +70,6 @@ export const createInput = z.object({
 /** At most this many members in one `teamMembers.create` call (bigger sets: several calls). */
 export const MAX_MEMBERS_PER_CALL = 1000;
 
-export const createManyInput = z.object({ members: z.array(createInput).min(1).max(MAX_MEMBERS_PER_CALL) });
+export const createManyInput = z.object({ members: z.array(createInput).min(1).max(MAX_MEMBERS_PER_CALL), current_password: currentPassword });
 export const createManyOutput = z.object({ team_members: z.array(teamMemberRecord) });
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { webhookDeliveryStatuses } from '../../db/schema/webhooks.ts';
-import { currentPassword } from '../accounts/schemas.ts';
+import { currentPassword } from '../accounts/passwords.ts';
 import { EVENT_TYPES } from '../events.ts';
 import { dateTimeOut, idIn, idOut, nonEmptyText } from '../fields.ts';
 import { cursorInput } from '../pagination.ts';

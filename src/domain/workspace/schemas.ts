@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { currentPassword } from '../accounts/schemas.ts';
+import { currentPassword } from '../accounts/passwords.ts';
 import { dateTimeOut, email } from '../fields.ts';
 
 /**

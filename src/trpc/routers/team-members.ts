@@ -1,7 +1,7 @@
-import { createTeamMembers } from '../../domain/team-members/create.ts';
+import { createNeedsPassword, createTeamMembers } from '../../domain/team-members/create.ts';
 import { listTeamMemberPage, listTeamMembers } from '../../domain/team-members/list.ts';
 import { createManyInput, createManyOutput, listInput, listOutput, listPageInput, listPageOutput, updateInput, updateOutput } from '../../domain/team-members/schemas.ts';
-import { currentPassword } from '../../domain/accounts/schemas.ts';
+import { currentPassword } from '../../domain/accounts/passwords.ts';
 import { updateNeedsPassword, updateTeamMember } from '../../domain/team-members/update.ts';
 import { router, workspaceProcedure } from '../init.ts';
 import { requirePassword } from '../step-up.ts';
@@ -17,11 +17,14 @@ export const teamMembersRouter = router({
     .input(listInput)
     .output(listOutput)
     .query(({ ctx, input }) => listTeamMembers(ctx.scope, input)),
-  /** Adds up to 1,000 members in one transaction (Owner or Admin): all or none. */
+  /** Adds up to 1,000 members in one transaction (Owner or Admin): all or none; an Owner or Admin among them from a session takes the password. */
   create: workspaceProcedure
     .input(createManyInput)
     .output(createManyOutput)
-    .mutation(({ ctx, input }) => createTeamMembers(ctx.scope, input)),
+    .mutation(async ({ ctx, input }) => {
+      if (createNeedsPassword(ctx.scope, input)) await requirePassword(ctx, input.current_password, 'add an Owner or Admin');
+      return createTeamMembers(ctx.scope, input);
+    }),
   /**
    * Endpoint 18. From a session, a new e-mail address or a role of Owner or Admin also takes the
    * changer's password (`requirePassword`); REST callers hold a key and are never asked.
