@@ -8,8 +8,8 @@ import type { Credential } from './init.ts';
  * What outlives a session, or hands an account, the workspace's money or its data to someone else,
  * takes more than a session: from a signed-in browser, the member's password as well
  * (`current_password`), so that a stolen cookie alone does none of it and nothing it did outlives
- * its owner's "sign out everywhere". These are: making an API key, inviting an Owner or Admin or
- * making a member one, changing a member's e-mail address (a reset link would then go to the new
+ * its owner's "sign out everywhere". These are: making an API key, inviting or adding an Owner or
+ * Admin or making a member one, changing a member's e-mail address (a reset link would then go to the new
  * one), adding a webhook endpoint, pointing one elsewhere or rotating its secret, and setting the
  * card processor's keys. An API key is not asked: it is a credential of its own.
  *
