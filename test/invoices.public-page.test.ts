@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textEdges } from './helpers/browser.ts';
 import { startTestEnv, testClock, type TestEnv, type TestWorkspace } from './helpers/env.ts';
 import { send } from './helpers/http.ts';
 import { makeClient, makeMember, makeProject, makeProjectUser, makeTask, makeTimeEntry } from './helpers/factories.ts';
@@ -183,30 +184,19 @@ describe.skipIf(!hasChromium)('in Chromium', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     try {
       await page.goto(`http://alpha.localhost:${port()}/invoices/${hebrew}`);
-      const rects = await page.locator('p.written').evaluate((p) => {
-        const text = p.firstChild!;
-        const body = text.textContent!;
-        const rectOf = (from: number, to: number) => {
-          const range = document.createRange();
-          range.setStart(text, from);
-          range.setEnd(text, to);
-          return range.getBoundingClientRect();
-        };
-        const english = body.indexOf('See');
-        const box = p.getBoundingClientRect();
-        return {
-          box: { left: box.left, right: box.right },
-          hebrew: rectOf(0, body.indexOf('\n')).right,
-          english: rectOf(english, body.length).left,
-          // The full stop of the English paragraph, drawn after its last word (in a right-to-left
-          // paragraph it would stand at the left end, before "See").
-          stop: rectOf(body.length - 1, body.length).left,
-          lastWord: rectOf(body.indexOf('month'), body.indexOf('month') + 5).right,
-        };
+      const notes = 'תודה רבה!\nSee you next month.';
+      const at = (word: string) => notes.indexOf(word);
+      const rects = await textEdges(page.locator('p.written'), {
+        hebrew: [0, at('\n')],
+        english: [at('See'), notes.length],
+        // The full stop of the English paragraph, drawn after its last word (in a right-to-left
+        // paragraph it would stand at the left end, before "See").
+        stop: [notes.length - 1, notes.length],
+        lastWord: [at('month'), at('month') + 5],
       });
-      expect(rects.hebrew).toBeCloseTo(rects.box.right, 0);
-      expect(rects.english).toBeCloseTo(rects.box.left, 0);
-      expect(rects.stop).toBeGreaterThanOrEqual(rects.lastWord - 0.5);
+      expect(rects.hebrew.right).toBeCloseTo(rects.box.right, 0);
+      expect(rects.english.left).toBeCloseTo(rects.box.left, 0);
+      expect(rects.stop.left).toBeGreaterThanOrEqual(rects.lastWord.right - 0.5);
     } finally {
       await page.close();
     }

@@ -6,7 +6,7 @@ import { processorEvents } from '../src/db/schema/index.ts';
 import { issuePasswordLink } from '../src/domain/accounts/links.ts';
 import type { AppServices } from '../src/services.ts';
 import { startBrowserSuite } from './helpers/app-server.ts';
-import { checkPage, hasChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink } from './helpers/browser.ts';
+import { checkPage, hasChromium, NO_CHROMIUM, SCREENSHOTS, signInByLink, textEdges } from './helpers/browser.ts';
 import { callerFor, scopeOf } from './helpers/env.ts';
 import { makeClient, makeRecipient } from './helpers/factories.ts';
 
@@ -153,20 +153,10 @@ describe.skipIf(!hasChromium)('the invoice list, draft editor and payment dialog
     await owner.getByText(euros(123.45), { exact: false }).waitFor();
     expect(await owner.locator('.form-error[role="note"]').textContent()).not.toContain('12345');
     // Each paragraph of the notes in its own direction: the Hebrew one ends on the right, the English one starts on the left.
-    const notes = await owner.locator('p.notes').evaluate((p) => {
-      const text = p.firstChild!;
-      const body = text.textContent!;
-      const rectOf = (from: number, to: number) => {
-        const range = document.createRange();
-        range.setStart(text, from);
-        range.setEnd(text, to);
-        return range.getBoundingClientRect();
-      };
-      const box = p.getBoundingClientRect();
-      return { left: box.left, right: box.right, hebrew: rectOf(0, body.indexOf('\n')).right, english: rectOf(body.indexOf('Thanks'), body.length).left };
-    });
-    expect(notes.hebrew).toBeCloseTo(notes.right, 0);
-    expect(notes.english).toBeCloseTo(notes.left, 0);
+    const text = 'תודה על העבודה!\nThanks for the work.';
+    const notes = await textEdges(owner.locator('p.notes'), { hebrew: [0, text.indexOf('\n')], english: [text.indexOf('Thanks'), text.length] });
+    expect(notes.hebrew.right).toBeCloseTo(notes.box.right, 0);
+    expect(notes.english.left).toBeCloseTo(notes.box.left, 0);
 
     await owner.getByRole('button', { name: 'Record a payment' }).click();
     const dialog = owner.getByRole('dialog', { name: 'Record a payment on HL-CARD' });

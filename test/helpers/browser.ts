@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -93,6 +93,31 @@ export async function confirmWithPassword(page: Page, password = TEST_PASSWORD):
   await dialog.getByLabel('Your password').fill(password);
   await dialog.getByRole('button', { name: 'Confirm' }).click();
   await dialog.waitFor({ state: 'detached' });
+}
+
+/** Left and right edges on the page, in CSS pixels. */
+export interface Edges {
+  left: number;
+  right: number;
+}
+
+/**
+ * Where the text of an element (one text node, as a paragraph of `white-space: pre-line` is) is
+ * drawn: the element's box, and the edges of each named span of its text (`[from, to)`, offsets
+ * in its text), as the browser laid them out: to check in which direction a line was set.
+ */
+export function textEdges<K extends string>(element: Locator, spans: Record<K, [number, number]>): Promise<{ box: Edges } & Record<K, Edges>> {
+  return element.evaluate((el, ranges) => {
+    const edges = (r: DOMRect) => ({ left: r.left, right: r.right });
+    const out: Record<string, Edges> = { box: edges(el.getBoundingClientRect()) };
+    for (const [name, [from, to]] of Object.entries(ranges)) {
+      const range = document.createRange();
+      range.setStart(el.firstChild!, from);
+      range.setEnd(el.firstChild!, to);
+      out[name] = edges(range.getBoundingClientRect());
+    }
+    return out;
+  }, spans as Record<string, [number, number]>) as Promise<{ box: Edges } & Record<K, Edges>>;
 }
 
 /** A link of the main navigation. */
