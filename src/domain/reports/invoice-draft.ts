@@ -64,10 +64,10 @@ export function invoiceDraft(scope: Scope, input: InvoiceDraftInput): InvoiceDra
     throw unprocessable('nothing_to_invoice', `None of ${client.name}'s unbilled time up to ${to} has an hourly rate in ${client.currency}; give its projects a rate in ${client.currency}`);
   }
   const lines = rated.slice(0, MAX_DRAFT_LINES).map((r) => ({ time_entry_id: r.id, project_id: r.projectId, task_id: r.taskId, user_id: r.userId }));
-  const entries = billableEntries(scope, lines.map((l) => l.time_entry_id));
   const priced = priceInvoice(
     { invoice_time_entries: lines },
-    { clientId: client.id, currency: client.currency, clientProjects: new Set(projectIds), allowedProjects: null, entries },
+    // Pricing looks up each line's entry: the entries read above hold them all.
+    { clientId: client.id, currency: client.currency, clientProjects: new Set(projectIds), allowedProjects: null, entries: all },
   );
   const seconds = priced.lines.reduce((sum, l) => sum + (l.seconds ?? 0), 0);
   const total = fromMinor(priced.totalMinor, client.currency);
