@@ -27,11 +27,12 @@ const page = (token: string) => send(env.url, 'GET', `/invoices/${token}`, { hos
 const pay = (token: string) => send(env.url, 'POST', `/invoices/${token}/pay`, { host: ws.host });
 
 /** A signed `checkout.session.completed` delivery, as the processor would post it. */
-function completed(opts: { eventId: string; sessionId: string; invoiceId: string; amount: number; currency: string; type?: string }) {
+function completed(opts: { eventId: string; sessionId: string; invoiceId: string; amount: number; currency: string; type?: string; created?: string }) {
   const payload = JSON.stringify({
     id: opts.eventId,
     object: 'event',
     type: opts.type ?? 'checkout.session.completed',
+    ...(opts.created && { created: Date.parse(opts.created) / 1000 }),
     data: {
       object: {
         id: opts.sessionId,
@@ -137,6 +138,17 @@ describe('Pay now', () => {
 });
 
 describe('POST /webhooks/stripe', () => {
+  it('dates the payment the day the processor says it was paid, not the day its notice came', async () => {
+    // Paid at 23:30 on November 17 (the workspace is in UTC), the notice handled on the 18th (a retry, say).
+    const late = await sentInvoice({ amount: 100 });
+    expect((await deliver(completed({ eventId: 'evt_late', sessionId: 'cs_late', invoiceId: late.id, amount: 10000, currency: 'eur', created: '2026-11-17T23:30:00Z' }))).body).toMatchObject({ outcome: 'recorded' });
+    expect(paymentsOf(late.id).map((p) => p.paidOn)).toEqual(['2026-11-17']);
+    // A time ahead of ours (another clock) is not taken: today.
+    const ahead = await sentInvoice({ amount: 100 });
+    await deliver(completed({ eventId: 'evt_ahead', sessionId: 'cs_ahead', invoiceId: ahead.id, amount: 10000, currency: 'eur', created: '2026-11-19T01:00:00Z' }));
+    expect(paymentsOf(ahead.id).map((p) => p.paidOn)).toEqual(['2026-11-18']);
+  });
+
   it('records the payment once: a replayed event and a second event for the same session change nothing', async () => {
     const inv = await sentInvoice({ amount: 250 });
     const d = completed({ eventId: 'evt_once', sessionId: 'cs_once', invoiceId: inv.id, amount: 25000, currency: 'eur' });

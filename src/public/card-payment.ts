@@ -63,6 +63,7 @@ function processorEventOf(event: Stripe.Event): ProcessorEvent {
     charge: chargeOf(event),
     id: event.id,
     type: event.type,
+    created: event.created,
     session: isSession
       ? {
           id: object.id!,

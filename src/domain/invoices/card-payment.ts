@@ -4,6 +4,7 @@ import type { Db } from '../../db/index.ts';
 import { invoices, payments, processorEvents, type processorEventOutcomes } from '../../db/schema/index.ts';
 import { currencyDecimals, formatMoney } from '../money.ts';
 import type { Scope } from '../scope.ts';
+import { localDate } from '../time/calendar.ts';
 import { readIdentity } from '../workspace/identity.ts';
 import { processorSecrets } from '../workspace/payment-processor.ts';
 import { balanceDueMinor, paidByInvoice, todayIn } from './balance.ts';
@@ -102,6 +103,8 @@ export function cardCheckout(scope: Scope, invoice: InvoiceRow): { plan: Checkou
 export interface ProcessorEvent {
   id: string;
   type: string;
+  /** When the processor says it happened (Stripe's `created`, seconds since 1970), if it says so. */
+  created?: number | null;
   session: {
     id: string;
     amount_total: number | null;
@@ -258,6 +261,17 @@ function refundsBeforeTheirPayment(scope: Scope, tx: Db, paymentIntent: string):
 }
 
 /**
+ * The day an event happened in the workspace's zone: the day of the processor's own time, so a
+ * notice that arrives (or is retried) after midnight still dates the payment on the day the client
+ * paid, and the paid-per-month report counts it in its month; today when the event has no time, or
+ * one in the future (another clock than ours).
+ */
+function dayOf(scope: Scope, event: ProcessorEvent): string {
+  const at = typeof event.created === 'number' && Number.isFinite(event.created) ? new Date(event.created * 1000) : null;
+  return at && at.getTime() <= scope.now.getTime() ? localDate(at, scope.workspace.timeZone) : todayIn(scope);
+}
+
+/**
  * Applies one verified processor event, once: an event id seen before changes nothing
  * (`duplicate`). A completed, paid checkout of an invoice of this workspace records a card payment
  * (provider_payment_id = the session id, unique, so a second delivery or a concurrent race records
@@ -288,7 +302,7 @@ export function applyProcessorEvent(scope: Scope, event: ProcessorEvent): { outc
     if (reason !== null || amountMinor === null) return record(scope, tx, event, 'unapplied', reason ?? 'no amount', { invoiceId: invoice.id, amountMinor });
     applyPayment(scope, tx, invoice, paid, {
       amountMinor,
-      paidOn: todayIn(scope),
+      paidOn: dayOf(scope, event),
       method: 'card',
       reference: session.payment_intent ?? session.id,
       providerPaymentId: session.id,
