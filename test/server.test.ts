@@ -70,6 +70,14 @@ describe('the server', () => {
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('marks every REST answer, success or error, as one no cache may keep', async () => {
+    const listed = await env.alpha.api.get('/api/external/v2/team-members', { headers: { accept: 'application/json' } });
+    const missing = await env.alpha.api.get('/api/external/v2/nothing-here');
+    const unauthorised = await send(env.url, 'GET', '/api/external/v2/team-members', { host: env.alpha.host, headers: { accept: 'application/json' } });
+    expect([listed.status, missing.status, unauthorised.status]).toEqual([200, 404, 401]);
+    for (const res of [listed, missing, unauthorised]) expect(res.headers['cache-control']).toBe('no-store');
+  });
+
   it('answers unknown routes 404 and known paths with another method 405', async () => {
     const unknown = await env.alpha.api.get('/api/external/v2/nothing-here');
     expect(unknown.status).toBe(404);

@@ -186,6 +186,8 @@ export function restDoor(services: AppServices, routes: RestRoute[]): (req: Inco
     const target = targetOf(req.url ?? '/');
     if (!target || !isRestRequest(req.method ?? 'GET', target.path)) return false;
     const requestId = logRequest(services, req, res);
+    // Every answer is one workspace's data for one key: no cache on the way keeps it (errors too).
+    res.setHeader('Cache-Control', 'no-store');
     serve(req, res, requestId, target).catch((err: unknown) => sendError(res, err, services.logger, requestId));
     return true;
   };
